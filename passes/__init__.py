@@ -1,0 +1,1 @@
+"""Pass registry and passes."""

@@ -1,0 +1,226 @@
+"""``alpa-import-sharding``: user-pinned shardings (sdy or mhlo) into one canonical form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jax._src.lib.mlir import ir
+from jax._src.lib.mlir.dialects import sdy
+
+from ...dialect.mesh import DeviceMesh, MeshError
+from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
+from ...dialect.sharding import (
+    Maximal,
+    ShardingError,
+    format_mhlo_sharding,
+    parse_mhlo_sharding,
+    spec_from_sharding,
+)
+from ..annotations import (
+    MHLO_SHARDING,
+    SDY_CONSTRAINT_OPS,
+    SDY_SHARDING,
+    SHARDING_CUSTOM_CALL,
+    MeshOptions,
+    funcs,
+    get_value_attrs,
+    module_mesh,
+    rank_of,
+    replace_with_operand,
+    sdy_mesh_name,
+    sdy_meshes,
+    set_module_mesh,
+    set_value_attrs,
+    sharded_ops,
+    string_attr,
+    value_types,
+)
+from ..registry import Diagnostics, Pass, register
+
+# Ops that put values under manual (per-device) control: their regions have no
+# global shape for the auto-sharder to plan.
+MANUAL_OPS = ("sdy.manual_computation",)
+MANUAL_CUSTOM_CALLS = ("SPMDFullToShardShape", "SPMDShardToFullShape")
+
+
+class ShardingImportError(ValueError):
+    """A sharding that cannot be imported; the message says which and why."""
+
+
+@register
+@dataclass(frozen=True)
+class ImportShardingPass(MeshOptions, Pass):
+    """Turn user-pinned shardings, given as ``sdy`` or ``mhlo``, into one canonical form.
+
+    Runs first, on a module as ``jax.jit(f).lower(...)`` emits it (Shardy or GSPMD
+    flavour) or as a user wrote it. Afterwards:
+
+    - the device mesh is on the module as ``alpa.mesh`` (shape, axis names, device
+      ids, alpha, beta) with ``mhlo.num_partitions``; ``sdy.mesh`` symbols are gone.
+      The mesh is the ``mesh-shape`` option, else the module's single ``sdy.mesh``,
+      else ``alpa.mesh``, else a 1-D mesh of ``mhlo.num_partitions`` devices;
+    - every pinned argument, result and op result carries ``mhlo.sharding`` in
+      canonical form (iota tile assignments, tuples for several results);
+    - ``sdy.sharding_constraint`` and ``sdy.reshard`` become
+      ``stablehlo.custom_call @Sharding`` (what JAX's GSPMD path emits); fully open
+      shardings (``{?}`` on every dimension) pin nothing and are dropped.
+
+    Input::
+
+        sdy.mesh @mesh = <["x"=2, "y"=4]>
+        func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"y"}]>})
+
+    Output::
+
+        module attributes {alpa.mesh = {...}, mhlo.num_partitions = 8 : i32} {
+          func.func @main(%arg0: tensor<8x16xf32>
+              {mhlo.sharding = "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"})
+
+    Manual regions (``sdy.manual_computation``, shard_map's custom calls), several
+    distinct meshes, sub-axes and shardings the mesh cannot express are errors.
+    """
+
+    name = "alpa-import-sharding"
+
+    def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        meshes = sdy_meshes(module)
+        try:
+            mesh = self._mesh(module, meshes)
+        except (ShardingImportError, MeshError, ValueError) as error:
+            diagnostics.error(module, str(error))
+            return
+        for func in funcs(module):
+            for which, label in (("arg_attrs", "argument"), ("res_attrs", "result")):
+                types = value_types(func, which)
+                dicts = get_value_attrs(func, which)
+                for index, attrs in enumerate(dicts):
+                    try:
+                        text = _value_sharding(attrs, types[index], mesh, meshes)
+                    except (ShardingImportError, ShardingError, MeshError, ValueError) as error:
+                        diagnostics.error(func, f"{label} #{index}: {error}")
+                        continue
+                    attrs.pop(SDY_SHARDING, None)
+                    attrs.pop(MHLO_SHARDING, None)
+                    if text is not None:
+                        attrs[MHLO_SHARDING] = string_attr(text)
+                set_value_attrs(func, which, dicts)
+        for op in list(sharded_ops(module)):
+            try:
+                _import_op(op, mesh, meshes)
+            except (ShardingImportError, ShardingError, MeshError, ValueError) as error:
+                diagnostics.error(op, str(error))
+        if diagnostics.failed:
+            return
+        for op in list(module.regions[0].blocks[0].operations):
+            if op.operation.name == "sdy.mesh":
+                op.operation.erase()
+        if mesh is not None:
+            set_module_mesh(module, mesh)
+
+    def _mesh(self, module: ir.Operation, meshes: dict[str, ir.Attribute]) -> DeviceMesh | None:
+        named = {n: mesh_from_sdy(a) for n, a in meshes.items() if list(sdy.MeshAttr(a).axes)}
+        option = self.option_mesh()
+        if len({(m.shape, m.device_ids) for m in named.values()}) > 1:
+            raise ShardingImportError(
+                f"the module uses several device meshes ({', '.join('@' + n for n in named)}); "
+                "alpa-import-sharding expects one mesh per module"
+            )
+        if named:
+            found = next(iter(named.values()))
+            if option is not None and option.size != found.size:
+                raise ShardingImportError(
+                    f"option 'mesh-shape' {list(option.shape)} has {option.size} devices but the "
+                    f"module's sdy mesh has {found.size}"
+                )
+            return option or found
+        return module_mesh(module, self)
+
+
+def _canonical(text: str, mesh: DeviceMesh | None, value_type: ir.Type) -> str:
+    """The canonical ``mhlo.sharding`` of ``text`` for one value of ``value_type``."""
+    rank = rank_of(value_type)
+    parsed = parse_mhlo_sharding(text)
+    if isinstance(parsed, tuple):
+        raise ShardingImportError(f"sharding '{text}' is a tuple but the value is a single tensor")
+    if rank is None or isinstance(parsed, Maximal):
+        return format_mhlo_sharding(parsed)
+    if mesh is None:
+        raise ShardingImportError(f"sharding '{text}' needs a device mesh: pass mesh-shape or set "
+                           "mhlo.num_partitions on the module")
+    return spec_from_sharding(parsed, mesh, rank, text).to_mhlo(mesh)
+
+
+def _from_sdy(attr: ir.Attribute, value_type: ir.Type, mesh: DeviceMesh | None,
+              meshes: dict[str, ir.Attribute]) -> str | None:
+    name = sdy_mesh_name(attr)
+    if name not in meshes:
+        raise ShardingImportError(f"sharding {attr} refers to unknown mesh @{name}")
+    source = sdy.MeshAttr(meshes[name])
+    if not list(source.axes):
+        return f"{{maximal device={list(source.device_ids)[0] if list(source.device_ids) else 0}}}"
+    rank = rank_of(value_type)
+    if rank is None:
+        raise ShardingImportError(f"sdy sharding {attr} on a non-tensor value")
+    source_mesh = mesh_from_sdy(meshes[name])
+    spec = spec_from_sdy(attr, source_mesh, rank)
+    if spec is None:
+        return None
+    return _canonical(spec.to_mhlo(source_mesh), mesh, value_type)
+
+
+def _value_sharding(attrs: dict[str, ir.Attribute], value_type: ir.Type, mesh: DeviceMesh | None,
+                    meshes: dict[str, ir.Attribute]) -> str | None:
+    if SDY_SHARDING in attrs:
+        return _from_sdy(attrs[SDY_SHARDING], value_type, mesh, meshes)
+    if MHLO_SHARDING in attrs:
+        return _canonical(ir.StringAttr(attrs[MHLO_SHARDING]).value, mesh, value_type)
+    return None
+
+
+def _import_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.Attribute]) -> None:
+    if op.name in MANUAL_OPS or (
+        op.name == "stablehlo.custom_call"
+        and ir.StringAttr(op.attributes["call_target_name"]).value in MANUAL_CUSTOM_CALLS
+    ):
+        raise ShardingImportError(f"'{op.name}' puts values under manual sharding (shard_map); "
+                           "alpa cannot plan manual regions")
+    if op.name in SDY_CONSTRAINT_OPS:
+        text = _from_sdy(op.attributes["sharding"], op.results[0].type, mesh, meshes)
+        if text is None:
+            replace_with_operand(op)
+            return
+        with ir.InsertionPoint(op), op.location:
+            call = ir.Operation.create(
+                "stablehlo.custom_call", results=[op.results[0].type], operands=[op.operands[0]],
+                attributes={"call_target_name": string_attr(SHARDING_CUSTOM_CALL),
+                            "backend_config": string_attr(""), MHLO_SHARDING: string_attr(text)})
+        op.results[0].replace_all_uses_with(call.results[0])
+        op.erase()
+        return
+    if op.name.startswith("sdy.") and op.name != "sdy.return":
+        raise ShardingImportError(f"'{op.name}' is not supported by alpa-import-sharding")
+    results = [r.type for r in op.results]
+    if SDY_SHARDING in op.attributes:
+        per_value = list(sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)
+        texts = [_from_sdy(s, t, mesh, meshes) for s, t in zip(per_value, results)]
+        del op.attributes[SDY_SHARDING]
+        if all(t is None for t in texts):
+            return
+        if any(t is None for t in texts):
+            raise ShardingImportError("some results have open shardings and others pinned ones; "
+                               "pin all results of the op or none")
+        op.attributes[MHLO_SHARDING] = string_attr(texts[0] if len(texts) == 1 else
+                                                   "{" + ", ".join(texts) + "}")
+    elif MHLO_SHARDING in op.attributes:
+        text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+        parsed = parse_mhlo_sharding(text)
+        if isinstance(parsed, tuple):
+            if len(parsed) != len(results):
+                raise ShardingImportError(f"tuple sharding '{text}' has {len(parsed)} elements but the op "
+                                   f"has {len(results)} results")
+            canonical = [_canonical(format_mhlo_sharding(p), mesh, t) for p, t in zip(parsed, results)]
+            op.attributes[MHLO_SHARDING] = string_attr("{" + ", ".join(canonical) + "}")
+        elif len(results) != 1:
+            raise ShardingImportError(f"sharding '{text}' is not a tuple but the op has {len(results)} results")
+        else:
+            op.attributes[MHLO_SHARDING] = string_attr(_canonical(text, mesh, results[0]))

@@ -1,0 +1,156 @@
+"""``alpa-verify-sharding``: every sharding annotation parses and fits its value and mesh."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jax._src.lib.mlir import ir
+from jax._src.lib.mlir.dialects import sdy
+
+from ...dialect.mesh import DeviceMesh, MeshError
+from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
+from ...dialect.sharding import Maximal, ShardingError, parse_mhlo_sharding, spec_from_sharding
+from ..annotations import (
+    MHLO_SHARDING,
+    SDY_SHARDING,
+    MeshOptions,
+    funcs,
+    get_value_attrs,
+    module_mesh,
+    rank_of,
+    sdy_mesh_name,
+    sdy_meshes,
+    sharded_ops,
+    value_types,
+)
+from ..registry import Diagnostics, Pass, register
+
+
+@register
+@dataclass(frozen=True)
+class VerifyShardingPass(MeshOptions, Pass):
+    """Check that every sharding annotation parses and fits its value and mesh.
+
+    Runs anywhere; typically right after ``alpa-import-sharding`` and after any pass
+    that writes shardings. Checks ``mhlo.sharding`` and ``sdy.sharding`` on function
+    arguments, function results and op results (``stablehlo.custom_call @Sharding``
+    included):
+
+    - the string parses (``{manual}`` and ``{unknown}`` are rejected);
+    - an op with several results has a tuple sharding with one element per result;
+    - a tiled sharding has as many tiled dimensions as its value has rank;
+    - it uses exactly the mesh's devices and is expressible on the mesh (the mesh of
+      the ``mesh-shape`` option, else the module's ``alpa.mesh``, else a 1-D mesh of
+      ``mhlo.num_partitions`` devices); a maximal device exists on the mesh.
+
+    Every problem is reported at its op (or function argument); the IR is unchanged.
+
+    Example error::
+
+        %0 = stablehlo.add %a, %a {mhlo.sharding = "{devices=[2,2]<=[4]}"} : tensor<8xf32>
+        // error: result #0: sharding '{devices=[2,2]<=[4]}' has 2 tiled dimensions
+        //        but the value has rank 1
+    """
+
+    name = "alpa-verify-sharding"
+
+    def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        try:
+            mesh = module_mesh(module, self)
+        except (MeshError, ValueError) as error:
+            diagnostics.error(module, str(error))
+            return
+        meshes = sdy_meshes(module)
+        for func in funcs(module):
+            for which, label in (("arg_attrs", "argument"), ("res_attrs", "result")):
+                types = value_types(func, which)
+                for index, attrs in enumerate(get_value_attrs(func, which)):
+                    location = (func.regions[0].blocks[0].arguments[index].location
+                                if which == "arg_attrs" and func.regions[0].blocks else func.location)
+                    problem = _check_value(attrs, types[index], mesh, meshes)
+                    if problem:
+                        diagnostics.error(location, f"{label} #{index}: {problem}")
+        for op in sharded_ops(module):
+            for problem in _check_op(op, mesh, meshes):
+                diagnostics.error(op, problem)
+
+
+def _check_value(attrs: dict[str, ir.Attribute], value_type: ir.Type, mesh: DeviceMesh | None,
+                 meshes: dict[str, ir.Attribute]) -> str | None:
+    if MHLO_SHARDING in attrs:
+        return _check_mhlo(ir.StringAttr(attrs[MHLO_SHARDING]).value, value_type, mesh)
+    if SDY_SHARDING in attrs:
+        return _check_sdy(attrs[SDY_SHARDING], value_type, meshes)
+    return None
+
+
+def _check_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.Attribute]) -> list[str]:
+    results = [r.type for r in op.results]
+    if MHLO_SHARDING in op.attributes:
+        text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+        try:
+            parsed = parse_mhlo_sharding(text)
+        except ShardingError as error:
+            return [str(error)]
+        if isinstance(parsed, tuple):
+            if len(parsed) != len(results):
+                return [f"tuple sharding '{text}' has {len(parsed)} elements but the op has "
+                        f"{len(results)} results"]
+            return [f"result #{i}: {p}" for i, (element, t) in enumerate(zip(parsed, results))
+                    if (p := _check_parsed(element, text, t, mesh))]
+        if len(results) != 1:
+            return [f"sharding '{text}' is not a tuple but the op has {len(results)} results"]
+        return [f"result #{i}: {p}" for i, t in enumerate(results) if (p := _check_parsed(parsed, text, t, mesh))]
+    if SDY_SHARDING in op.attributes:
+        per_value = sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings
+        if len(per_value) != len(results):
+            return [f"sdy.sharding has {len(per_value)} shardings but the op has {len(results)} results"]
+        return [f"result #{i}: {p}" for i, (s, t) in enumerate(zip(per_value, results))
+                if (p := _check_sdy(s, t, meshes))]
+    return []
+
+
+def _check_mhlo(text: str, value_type: ir.Type, mesh: DeviceMesh | None) -> str | None:
+    try:
+        parsed = parse_mhlo_sharding(text)
+    except ShardingError as error:
+        return str(error)
+    if isinstance(parsed, tuple):
+        return f"sharding '{text}' is a tuple but the value is a single tensor"
+    return _check_parsed(parsed, text, value_type, mesh)
+
+
+def _check_parsed(parsed, text: str, value_type: ir.Type, mesh: DeviceMesh | None) -> str | None:
+    rank = rank_of(value_type)
+    if rank is None:
+        return None  # tokens and other non-tensor values carry whatever XLA accepts
+    if mesh is None:
+        if isinstance(parsed, Maximal):
+            return None
+        return (f"sharding '{text}' needs a device mesh: set mhlo.num_partitions or alpa.mesh on the "
+                "module, or pass mesh-shape")
+    if isinstance(parsed, Maximal):
+        if parsed.device not in mesh.device_ids:
+            return f"sharding '{text}' names device {parsed.device}, which is not on mesh {list(mesh.shape)}"
+        return None
+    try:
+        spec_from_sharding(parsed, mesh, rank, text)
+    except ShardingError as error:
+        return str(error)
+    return None
+
+
+def _check_sdy(attr: ir.Attribute, value_type: ir.Type, meshes: dict[str, ir.Attribute]) -> str | None:
+    rank = rank_of(value_type)
+    if rank is None:
+        return None
+    try:
+        name = sdy_mesh_name(attr)
+        if name not in meshes:
+            return f"sharding {attr} refers to unknown mesh @{name}"
+        if not list(sdy.MeshAttr(meshes[name]).axes):
+            return None  # a maximal mesh: the value lives on one device
+        spec_from_sdy(attr, mesh_from_sdy(meshes[name]), rank)
+    except (ShardingError, MeshError, ValueError) as error:
+        return str(error)
+    return None

@@ -1,0 +1,44 @@
+"""Named pipelines: the orders in which passes are meant to run, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .annotations import MeshOptions
+from .export.export_sdy import ExportSdyPass
+from .imports.import_sharding import ImportShardingPass
+from .imports.verify_sharding import VerifyShardingPass
+from .registry import Pass, Pipeline, register
+
+
+@register
+@dataclass(frozen=True)
+class ImportPipeline(MeshOptions, Pipeline):
+    """Bring a module from ``jax.jit(f).lower(...)`` into the form every alpa pass expects.
+
+    ``inline`` first, because JAX emits nested ``func.call``s and the passes plan one
+    function; ``symbol-dce`` drops the callees left behind; then the user's shardings
+    are imported into canonical ``mhlo.sharding`` form and verified, so a bad
+    annotation is reported before any planning starts.
+    """
+
+    name = "alpa-import-pipeline"
+
+    def expand(self) -> list[Pass | str]:
+        mesh = {"mesh_shape": self.mesh_shape, "mesh_axes": self.mesh_axes}
+        return ["inline", "symbol-dce", ImportShardingPass(**mesh), VerifyShardingPass(**mesh)]
+
+
+@register
+@dataclass(frozen=True)
+class SdyRoundTripPipeline(MeshOptions, Pipeline):
+    """Import the user's shardings, verify them, and export them as Shardy shardings.
+
+    The shortest useful end-to-end pipeline: what the bundled example runs.
+    """
+
+    name = "alpa-sdy-roundtrip-pipeline"
+
+    def expand(self) -> list[Pass | str]:
+        mesh = {"mesh_shape": self.mesh_shape, "mesh_axes": self.mesh_axes}
+        return [*ImportPipeline(**mesh).expand(), ExportSdyPass(**mesh)]

@@ -1,0 +1,1 @@
+"""Mesh executables and the multi-controller runtime."""
