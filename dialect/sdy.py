@@ -55,7 +55,7 @@ def spec_to_sdy(spec: ShardingSpec, mesh: DeviceMesh, mesh_name: str) -> ir.Attr
 
 def spec_from_sdy(attr: ir.Attribute, mesh: DeviceMesh, rank: int) -> ShardingSpec | None:
     """The spec of a ``#sdy.sharding``; ``None`` when every dimension is open and empty
-    (the user pinned nothing).
+    (the user pinned nothing). A scalar's ``[]`` has no open dimension: it is replicated.
 
     Sub-axes (``"x":(1)2``), unreduced axes and dimensions that are open but already
     sharded have no spec equivalent and raise :class:`ShardingError`.
@@ -66,7 +66,7 @@ def spec_from_sdy(attr: ir.Attribute, mesh: DeviceMesh, rank: int) -> ShardingSp
         raise ShardingError(f"sharding {attr} has {len(dims)} dimensions but the value has rank {rank}")
     if list(sharding.unreduced_axes):
         raise ShardingError(f"sharding {attr} has unreduced axes, which alpa does not support")
-    if all(not d.is_closed and not list(d.axes) for d in dims):
+    if dims and all(not d.is_closed and not list(d.axes) for d in dims):
         return None
     spec_dims = []
     for d in dims:

@@ -115,9 +115,8 @@ class _Exporter:
             raise ShardingError(f"sharding '{text}' is on a non-tensor value, which sdy cannot annotate")
         if isinstance(parsed, Maximal):
             self.maximal_devices.add(parsed.device)
-            return sdy.TensorShardingAttr.get(
-                f"maximal_mesh_{parsed.device}",
-                [sdy.DimensionShardingAttr.get([], is_closed=True) for _ in range(rank)])
+            # Shardy's maximal shardings have no dimension entries.
+            return sdy.TensorShardingAttr.get(f"maximal_mesh_{parsed.device}", [])
         if self.mesh is None:
             raise ShardingError(f"sharding '{text}' needs a device mesh: pass mesh-shape or set "
                                 "mhlo.num_partitions on the module")
@@ -152,6 +151,6 @@ class _Exporter:
             meshes.append((f"maximal_mesh_{device}", sdy.MeshAttr.get([], [device])))
         body = module.regions[0].blocks[0]
         with ir.InsertionPoint.at_block_begin(body), module.location:
-            for name, attr in reversed(meshes):
+            for name, attr in meshes:
                 ir.Operation.create("sdy.mesh", attributes={
                     "sym_name": ir.StringAttr.get(name), "mesh": attr})

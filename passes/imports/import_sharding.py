@@ -17,6 +17,7 @@ from ...dialect.sharding import (
     spec_from_sharding,
 )
 from ..annotations import (
+    MESH_ATTR,
     MHLO_SHARDING,
     SDY_CONSTRAINT_OPS,
     SDY_SHARDING,
@@ -89,6 +90,9 @@ class ImportShardingPass(MeshOptions, Pass):
         except (ShardingImportError, MeshError, ValueError) as error:
             diagnostics.error(module, str(error))
             return
+        # A mesh guessed from mhlo.num_partitions is 1-D; say how to name a real one.
+        hint = "" if mesh is None or mesh.ndim > 1 or self.mesh_shape or MESH_ATTR in module.attributes \
+            or meshes else "; name the device mesh with option 'mesh-shape' (e.g. mesh-shape=2,4)"
         for func in funcs(module):
             for which, label in (("arg_attrs", "argument"), ("res_attrs", "result")):
                 types = value_types(func, which)
@@ -97,7 +101,7 @@ class ImportShardingPass(MeshOptions, Pass):
                     try:
                         text = _value_sharding(attrs, types[index], mesh, meshes)
                     except (ShardingImportError, ShardingError, MeshError, ValueError) as error:
-                        diagnostics.error(func, f"{label} #{index}: {error}")
+                        diagnostics.error(func, f"{label} #{index}: {error}{hint}")
                         continue
                     attrs.pop(SDY_SHARDING, None)
                     attrs.pop(MHLO_SHARDING, None)
@@ -108,7 +112,7 @@ class ImportShardingPass(MeshOptions, Pass):
             try:
                 _import_op(op, mesh, meshes)
             except (ShardingImportError, ShardingError, MeshError, ValueError) as error:
-                diagnostics.error(op, str(error))
+                diagnostics.error(op, f"{error}{hint}")
         if diagnostics.failed:
             return
         for op in list(module.regions[0].blocks[0].operations):

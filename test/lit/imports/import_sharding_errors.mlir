@@ -1,0 +1,91 @@
+// RUN: alpa-opt --alpa-import-sharding --split-input-file --verify-diagnostics %s
+
+// Two different meshes in one module: alpa plans one mesh per module.
+// expected-error@+1 {{the module uses several device meshes (@a, @b)}}
+module @several_meshes {
+  sdy.mesh @a = <["x"=2]>
+  sdy.mesh @b = <["x"=4]>
+  func.func @main(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@a, [{"x"}]>}) -> tensor<4xf32> {
+    return %arg0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// Sub-axes have no sharding-spec equivalent.
+module @sub_axis {
+  sdy.mesh @mesh = <["x"=4]>
+  // expected-error@+1 {{argument #0: sharding #sdy.sharding<@mesh, [{"x":(1)2}]> uses a sub-axis}}
+  func.func @main(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x":(1)2}]>}) -> tensor<4xf32> {
+    return %arg0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// An open dimension that is already sharded would let propagation add axes later.
+module @open_sharded_dim {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  // expected-error@+1 {{has an open dimension that is already sharded}}
+  func.func @main(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", ?}, {}]>}) -> tensor<4x4xf32> {
+    return %arg0 : tensor<4x4xf32>
+  }
+}
+
+// -----
+
+// shard_map regions are manual: there is no global shape to plan.
+module @manual_region attributes {mhlo.num_partitions = 2 : i32} {
+  func.func @main(%arg0: tensor<4xf32>) -> tensor<2xf32> {
+    // expected-error@+1 {{puts values under manual sharding (shard_map)}}
+    %0 = stablehlo.custom_call @SPMDFullToShardShape(%arg0) {mhlo.sharding = "{manual}"} : (tensor<4xf32>) -> tensor<2xf32>
+    return %0 : tensor<2xf32>
+  }
+}
+
+// -----
+
+// {manual} on an ordinary op cannot be planned around.
+module @manual_sharding attributes {mhlo.num_partitions = 2 : i32} {
+  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error@+1 {{sharding '{manual}' is {manual}, which alpa cannot plan around}}
+    %0 = stablehlo.negate %arg0 {mhlo.sharding = "{manual}"} : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// A 2-D tiling on a device count alone: the error says how to name the mesh.
+module @needs_mesh_shape attributes {mhlo.num_partitions = 8 : i32} {
+  // expected-error@+1 {{is not expressible on mesh [8] with devices [0, 1, 2, 3, 4, 5, 6, 7]: no assignment of mesh axes to tensor dimensions gives its device order; name the device mesh with option 'mesh-shape'}}
+  func.func @main(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,4]<=[8]}"}) -> tensor<8x8xf32> {
+    return %arg0 : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// A sharding that needs a mesh while the module names no device count.
+module @no_device_count {
+  // expected-error@+1 {{needs a device mesh: pass mesh-shape or set mhlo.num_partitions}}
+  func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{devices=[2]<=[2]}"}) -> tensor<8xf32> {
+    return %arg0 : tensor<8xf32>
+  }
+}
+
+// -----
+
+// Open results next to pinned ones on a multi-result op cannot be one tuple sharding.
+module @mixed_open_results {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
+    // expected-error@+1 {{some results have open shardings and others pinned ones}}
+    %0:2 = "stablehlo.sort"(%arg0, %arg1) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):
+      %p = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }) {dimension = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}]>, <@mesh, [{?}]>]>} : (tensor<4xf32>, tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>)
+    return %0#0, %0#1 : tensor<4xf32>, tensor<4xi32>
+  }
+}

@@ -1,0 +1,31 @@
+// RUN: alpa-opt --alpa-verify-sharding --split-input-file %s | FileCheck %s
+
+// Valid shardings of every form are accepted and left unchanged.
+// CHECK-LABEL: func @negative_all_forms
+// CHECK-SAME: mhlo.sharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"
+// CHECK-SAME: mhlo.sharding = "{maximal device=5}"
+// CHECK: mhlo.sharding = "{devices=[4,2]<=[2,4]T(1,0)}"
+// CHECK: mhlo.sharding = "{{[{][{]}}replicated}, {devices=[8]0,1,2,3,4,5,6,7}}"
+module attributes {mhlo.num_partitions = 8 : i32, alpa.mesh = {shape = array<i64: 2, 4>, axes = ["x", "y"]}} {
+  func.func @negative_all_forms(%arg0: tensor<8x8xf32> {mhlo.sharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"}, %arg1: tensor<8xf32> {mhlo.sharding = "{maximal device=5}"}) -> tensor<8x8xf32> {
+    %0 = stablehlo.negate %arg0 {mhlo.sharding = "{devices=[4,2]<=[2,4]T(1,0)}"} : tensor<8x8xf32>
+    %1:2 = "stablehlo.sort"(%arg1, %arg1) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>, %d: tensor<f32>):
+      %p = stablehlo.compare GT, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }) {dimension = 0 : i64, mhlo.sharding = "{{replicated}, {devices=[8]0,1,2,3,4,5,6,7}}"} : (tensor<8xf32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+    return %0 : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// sdy shardings are checked against their sdy.mesh.
+// CHECK-LABEL: func @negative_sdy
+// CHECK-SAME: #sdy.sharding<@mesh, [{"y", "x"}]>
+module {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func @negative_sdy(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"y", "x"}]>}) -> tensor<8xf32> {
+    return %arg0 : tensor<8xf32>
+  }
+}
