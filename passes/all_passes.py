@@ -1,5 +1,5 @@
 """Imports every pass module so that each registers itself (see ``registry.register``)."""
 
+from . import pipelines  # noqa: F401
 from .export import export_sdy, strip_sharding  # noqa: F401
 from .imports import import_sharding, verify_sharding  # noqa: F401
-from . import pipelines  # noqa: F401

@@ -37,6 +37,7 @@ from . import diagnostics as diag
 
 SPLIT_MARKER = re.compile(r"^// -----", re.M)
 PROG = "alpa-opt"
+STDIN_NAME = "<stdin>"  # what mlir-opt calls standard input in diagnostics and locations
 
 
 class UsageError(Exception):
@@ -55,8 +56,11 @@ def describe(name: str, cls, full: bool) -> str:
             default = field.default
             shown = ",".join(map(str, default)) if isinstance(default, tuple) else str(default).lower() \
                 if isinstance(default, bool) else str(default)
+            help_text = field.metadata.get("help", "")
+            # An option whose help already says what its default means gets no second one.
+            suffix = "" if "default" in help_text else f" (default: {shown or 'none'})"
             lines.append(f"        {option_name(field)}=<{option_type_text(cls, field)}>  "
-                         f"{field.metadata.get('help', '')} (default: {shown or 'none'})")
+                         f"{help_text}{suffix}")
     return "\n".join(lines)
 
 
@@ -104,6 +108,8 @@ def split_pass_flags(argv: list[str], parser: argparse.ArgumentParser) -> tuple[
     rest, passes = [], []
     for token in argv:
         flag = token.split("=", 1)[0]
+        if len(flag) > 2 and flag[0] == "-" and flag[1] != "-":  # -split-input-file, like mlir-opt
+            token, flag = "-" + token, "-" + flag
         if token.startswith("--") and flag not in driver and len(token) > 2:
             name, _, options = token[2:].partition("=")
             passes.append(f"{name}{{{options}}}" if options else name)
@@ -138,11 +144,21 @@ class Outcome:
     pipeline_failed: bool
 
 
+def opt_context():
+    """``make_context()`` plus the func dialect's inliner extension, which jaxlib does not
+    register: without it ``inline`` (and so ``alpa-import-pipeline``) keeps every call."""
+    from jax._src.lib import mosaic_gpu_dialect
+
+    context = make_context()
+    mosaic_gpu_dialect.register_inliner_extensions(context)
+    return context
+
+
 def run_chunk(chunk: Chunk, elements: list, args, input_name: str) -> Outcome:
     """Parse, verify, run the pipeline and print one input part."""
     from jax._src.lib.mlir import ir
 
-    context = make_context()
+    context = opt_context()
     reported: list[diag.Diagnostic] = []
 
     def handler(d) -> bool:
@@ -221,22 +237,23 @@ def main(argv: list[str] | None = None) -> int:
                         else [e for flag in pass_flags for e in parse_element(flag)])
         except PipelineError as error:
             raise UsageError(str(error)) from None
+        # Validate the pipeline (upstream names included) before reading the input, so
+        # that a bad pass name is reported at once rather than after waiting on stdin.
+        with opt_context():
+            try:
+                build_pass_manager(elements, [])
+            except PipelineError as error:
+                raise UsageError(str(error)) from None
         source_is_file = args.input != "-"
         try:
             source = open(args.input).read() if source_is_file else sys.stdin.read()
         except OSError as error:
             raise UsageError(f"cannot read '{args.input}': {error.strerror}") from None
-        # Validate the pipeline (upstream names included) before touching the input.
-        with make_context():
-            try:
-                build_pass_manager(elements, [])
-            except PipelineError as error:
-                raise UsageError(str(error)) from None
     except UsageError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
 
-    input_name = args.input if source_is_file else diag.PARSER_FILE
+    input_name = args.input if source_is_file else STDIN_NAME
     outputs, ok = [], True
     for chunk in split_input(source, args.split_input_file):
         outcome = run_chunk(chunk, elements, args, input_name)
@@ -253,8 +270,8 @@ def main(argv: list[str] | None = None) -> int:
             if outcome.pipeline_failed:
                 print(f"note: reproduce with: {reproducer(args, chunk, elements, source_is_file)}",
                       file=sys.stderr)
-        if outcome.output is not None:
-            outputs.append(outcome.output)
+        # A failed part prints nothing but keeps its place, so output part i is input part i.
+        outputs.append(outcome.output or "")
     text = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(text)

@@ -67,16 +67,21 @@ class Expected:
 
 
 def expected_diagnostics(source: str) -> list[Expected]:
-    """The ``expected-*`` comments of ``source`` with the lines they refer to (1-based)."""
+    """The ``expected-*`` comments of ``source`` with the lines they refer to (1-based).
+
+    As in mlir-opt, ``@above`` and ``@below`` skip lines that hold designators
+    themselves, so several of them can stack above or below one op."""
+    designators = [list(_EXPECTED.finditer(line)) for line in source.splitlines()]
     result = []
-    for number, line in enumerate(source.splitlines(), start=1):
-        for match in _EXPECTED.finditer(line):
+    for number, matches in enumerate(designators, start=1):
+        for match in matches:
             offset = match.group(2)
             target = number
-            if offset == "above":
-                target -= 1
-            elif offset == "below":
-                target += 1
+            if offset in ("above", "below"):
+                step = -1 if offset == "above" else 1
+                target += step
+                while 1 <= target <= len(designators) and designators[target - 1]:
+                    target += step
             elif offset:
                 target += int(offset)
             result.append(Expected(match.group(1), target, match.start() + 1, match.group(3)))

@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from jax._src.lib.mlir import ir
+from jax._src.lib.mlir.dialects import func
+
 from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.alpa_ops import (
     ALPA_OPS,
@@ -12,8 +15,6 @@ from alpa_mlir.dialect.alpa_ops import (
     verify_op,
 )
 from alpa_mlir.dialect.context import check_unregistered_ops, walk
-from jax._src.lib.mlir import ir
-from jax._src.lib.mlir.dialects import func
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 import jax
 import numpy as np
 import pytest
+
 from alpa_mlir.dialect import DeviceMesh, MeshError, PhysicalCluster
 
 # --- DeviceMesh construction -------------------------------------------------------

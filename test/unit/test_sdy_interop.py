@@ -3,6 +3,11 @@
 import itertools
 
 import pytest
+from jax._src.lib import xla_client
+from jax._src.lib.mlir import ir
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
 from alpa_mlir.dialect import DeviceMesh, MeshError, ShardingError, ShardingSpec, make_context
 from alpa_mlir.dialect.jax_interop import (
     spec_from_partition_spec,
@@ -10,10 +15,6 @@ from alpa_mlir.dialect.jax_interop import (
     spec_to_partition_spec,
 )
 from alpa_mlir.dialect.sdy import mesh_from_sdy, mesh_to_sdy, spec_from_sdy, spec_to_sdy
-from jax._src.lib import xla_client
-from jax._src.lib.mlir import ir
-from jax.sharding import NamedSharding
-from jax.sharding import PartitionSpec as P
 
 HloSharding = xla_client.HloSharding
 

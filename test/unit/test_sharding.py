@@ -6,6 +6,9 @@ import math
 import jax
 import numpy as np
 import pytest
+from jax._src.lib import xla_client
+from jax.sharding import PartitionSpec as P
+
 from alpa_mlir.dialect import (
     DeviceMesh,
     Maximal,
@@ -20,8 +23,6 @@ from alpa_mlir.dialect import (
 )
 from alpa_mlir.dialect.jax_interop import spec_from_partition_spec, spec_to_named_sharding
 from alpa_mlir.dialect.tile_map import shard_extent, uneven_dims
-from jax._src.lib import xla_client
-from jax.sharding import PartitionSpec as P
 
 HloSharding = xla_client.HloSharding
 
