@@ -33,16 +33,19 @@ class Diagnostics:
         self._sink = sink
         self.failed = False
 
-    def error(self, op: ir.Operation | ir.Location, message: str) -> None:
-        location = op if isinstance(op, ir.Location) else op.location
-        location.emit_error(message)
+    def error(self, where: ir.Operation | ir.Location, message: str) -> None:
+        _location(where).emit_error(message)
         self.failed = True
 
-    def warning(self, op: ir.Operation, message: str) -> None:
-        self._sink.append((op.location, "warning", message))
+    def warning(self, where: ir.Operation | ir.Location, message: str) -> None:
+        self._sink.append((_location(where), "warning", message))
 
-    def remark(self, op: ir.Operation, message: str) -> None:
-        self._sink.append((op.location, "remark", message))
+    def remark(self, where: ir.Operation | ir.Location, message: str) -> None:
+        self._sink.append((_location(where), "remark", message))
+
+
+def _location(where: ir.Operation | ir.Location) -> ir.Location:
+    return where if isinstance(where, ir.Location) else where.location
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from jax._src.lib.mlir.dialects import sdy
 from ...dialect.mesh import DeviceMesh, MeshError
 from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
 from ...dialect.sharding import Maximal, ShardingError, parse_mhlo_sharding, spec_from_sharding
+from ...dialect.tile_map import uneven_dims
 from ..annotations import (
     MHLO_SHARDING,
     SDY_SHARDING,
@@ -43,7 +44,9 @@ class VerifyShardingPass(MeshOptions, Pass):
       the ``mesh-shape`` option, else the module's ``alpa.mesh``, else a 1-D mesh of
       ``mhlo.num_partitions`` devices); a maximal device exists on the mesh.
 
-    Every problem is reported at its op (or function argument); the IR is unchanged.
+    Every problem is an error at its op (or function argument); a dimension that does
+    not divide by its number of shards is a warning (XLA pads the last shards, which
+    wastes memory and compute). The IR is unchanged.
 
     Example error::
 
@@ -67,90 +70,103 @@ class VerifyShardingPass(MeshOptions, Pass):
                 for index, attrs in enumerate(get_value_attrs(func, which)):
                     location = (func.regions[0].blocks[0].arguments[index].location
                                 if which == "arg_attrs" and func.regions[0].blocks else func.location)
-                    problem = _check_value(attrs, types[index], mesh, meshes)
-                    if problem:
-                        diagnostics.error(location, f"{label} #{index}: {problem}")
+                    for severity, message in _check_value(attrs, types[index], mesh, meshes):
+                        _report(diagnostics, severity, location, f"{label} #{index}: {message}")
         for op in sharded_ops(module):
-            for problem in _check_op(op, mesh, meshes):
-                diagnostics.error(op, problem)
+            for severity, message in _check_op(op, mesh, meshes):
+                _report(diagnostics, severity, op, message)
+
+
+Finding = tuple[str, str]  # (severity, message)
+
+
+def _report(diagnostics: Diagnostics, severity: str, where, message: str) -> None:
+    if severity == "error":
+        diagnostics.error(where, message)
+    else:
+        diagnostics.warning(where, message)
 
 
 def _check_value(attrs: dict[str, ir.Attribute], value_type: ir.Type, mesh: DeviceMesh | None,
-                 meshes: dict[str, ir.Attribute]) -> str | None:
+                 meshes: dict[str, ir.Attribute]) -> list[Finding]:
     if MHLO_SHARDING in attrs:
         return _check_mhlo(ir.StringAttr(attrs[MHLO_SHARDING]).value, value_type, mesh)
     if SDY_SHARDING in attrs:
         return _check_sdy(attrs[SDY_SHARDING], value_type, meshes)
-    return None
+    return []
 
 
-def _check_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.Attribute]) -> list[str]:
+def _check_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.Attribute]) -> list[Finding]:
     results = [r.type for r in op.results]
     if MHLO_SHARDING in op.attributes:
         text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
         try:
             parsed = parse_mhlo_sharding(text)
         except ShardingError as error:
-            return [str(error)]
-        if isinstance(parsed, tuple):
-            if len(parsed) != len(results):
-                return [f"tuple sharding '{text}' has {len(parsed)} elements but the op has "
-                        f"{len(results)} results"]
-            return [f"result #{i}: {p}" for i, (element, t) in enumerate(zip(parsed, results))
-                    if (p := _check_parsed(element, text, t, mesh))]
-        if len(results) != 1:
-            return [f"sharding '{text}' is not a tuple but the op has {len(results)} results"]
-        return [f"result #{i}: {p}" for i, t in enumerate(results) if (p := _check_parsed(parsed, text, t, mesh))]
+            return [("error", str(error))]
+        if not isinstance(parsed, tuple):
+            if len(results) != 1:
+                return [("error", f"sharding '{text}' is not a tuple but the op has {len(results)} results")]
+            parsed = (parsed,)
+        elif len(parsed) != len(results):
+            return [("error", f"tuple sharding '{text}' has {len(parsed)} elements but the op has "
+                              f"{len(results)} results")]
+        return [(severity, f"result #{i}: {message}") for i, (element, t) in enumerate(zip(parsed, results))
+                for severity, message in _check_parsed(element, text, t, mesh)]
     if SDY_SHARDING in op.attributes:
         per_value = sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings
         if len(per_value) != len(results):
-            return [f"sdy.sharding has {len(per_value)} shardings but the op has {len(results)} results"]
-        return [f"result #{i}: {p}" for i, (s, t) in enumerate(zip(per_value, results))
-                if (p := _check_sdy(s, t, meshes))]
+            return [("error", f"sdy.sharding has {len(per_value)} shardings but the op has {len(results)} results")]
+        return [(severity, f"result #{i}: {message}") for i, (s, t) in enumerate(zip(per_value, results))
+                for severity, message in _check_sdy(s, t, meshes)]
     return []
 
 
-def _check_mhlo(text: str, value_type: ir.Type, mesh: DeviceMesh | None) -> str | None:
+def _check_mhlo(text: str, value_type: ir.Type, mesh: DeviceMesh | None) -> list[Finding]:
     try:
         parsed = parse_mhlo_sharding(text)
     except ShardingError as error:
-        return str(error)
+        return [("error", str(error))]
     if isinstance(parsed, tuple):
-        return f"sharding '{text}' is a tuple but the value is a single tensor"
+        return [("error", f"sharding '{text}' is a tuple but the value is a single tensor")]
     return _check_parsed(parsed, text, value_type, mesh)
 
 
-def _check_parsed(parsed, text: str, value_type: ir.Type, mesh: DeviceMesh | None) -> str | None:
+def _check_parsed(parsed, text: str, value_type: ir.Type, mesh: DeviceMesh | None) -> list[Finding]:
     rank = rank_of(value_type)
     if rank is None:
-        return None  # tokens and other non-tensor values carry whatever XLA accepts
-    if mesh is None:
-        if isinstance(parsed, Maximal):
-            return None
-        return (f"sharding '{text}' needs a device mesh: set mhlo.num_partitions or alpa.mesh on the "
-                "module, or pass mesh-shape")
+        return []  # tokens and other non-tensor values carry whatever XLA accepts
     if isinstance(parsed, Maximal):
-        if parsed.device not in mesh.device_ids:
-            return f"sharding '{text}' names device {parsed.device}, which is not on mesh {list(mesh.shape)}"
-        return None
+        if mesh is not None and parsed.device not in mesh.device_ids:
+            return [("error", f"sharding '{text}' names device {parsed.device}, which is not on mesh "
+                              f"{list(mesh.shape)}")]
+        return []
+    if mesh is None:
+        return [("error", f"sharding '{text}' needs a device mesh: set mhlo.num_partitions or alpa.mesh on "
+                          "the module, or pass mesh-shape")]
     try:
-        spec_from_sharding(parsed, mesh, rank, text)
+        spec = spec_from_sharding(parsed, mesh, rank, text)
     except ShardingError as error:
-        return str(error)
-    return None
+        return [("error", str(error))]
+    shape = ir.RankedTensorType(value_type).shape
+    uneven = uneven_dims(spec, mesh, tuple(shape))
+    if uneven:
+        return [("warning", f"sharding '{text}' splits dimension {uneven[0]} of size {shape[uneven[0]]} into "
+                            f"{spec.num_shards(uneven[0], mesh)} uneven shards; XLA pads the last ones")]
+    return []
 
 
-def _check_sdy(attr: ir.Attribute, value_type: ir.Type, meshes: dict[str, ir.Attribute]) -> str | None:
+def _check_sdy(attr: ir.Attribute, value_type: ir.Type, meshes: dict[str, ir.Attribute]) -> list[Finding]:
     rank = rank_of(value_type)
     if rank is None:
-        return None
+        return []
     try:
         name = sdy_mesh_name(attr)
         if name not in meshes:
-            return f"sharding {attr} refers to unknown mesh @{name}"
+            return [("error", f"sharding {attr} refers to unknown mesh @{name}")]
         if not list(sdy.MeshAttr(meshes[name]).axes):
-            return None  # a maximal mesh: the value lives on one device
+            return []  # a maximal mesh: the value lives on one device
         spec_from_sdy(attr, mesh_from_sdy(meshes[name]), rank)
     except (ShardingError, MeshError, ValueError) as error:
-        return str(error)
-    return None
+        return [("error", str(error))]
+    return []

@@ -102,3 +102,13 @@ module attributes {alpa.mesh = {axes = ["x"]}} {
     return %arg0 : tensor<8xf32>
   }
 }
+
+// -----
+
+// Uneven shards are legal (XLA pads them) but worth a warning.
+module attributes {mhlo.num_partitions = 4 : i32} {
+  // expected-warning@+1 {{argument #0: sharding '{devices=[4]<=[4]}' splits dimension 0 of size 6 into 4 uneven shards; XLA pads the last ones}}
+  func.func @uneven(%arg0: tensor<6xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}) -> tensor<6xf32> {
+    return %arg0 : tensor<6xf32>
+  }
+}
