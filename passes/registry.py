@@ -253,6 +253,13 @@ def pipeline_text(elements: Iterable[Pass | str]) -> str:
     return "builtin.module(" + ",".join(element_text(e) for e in elements) + ")"
 
 
+def option_value_text(value) -> str:
+    """An option value as MLIR's syntax writes it: ``2,4``, ``true``, ``x``."""
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def element_text(element: Pass | str) -> str:
     if isinstance(element, str):
         return element
@@ -261,11 +268,7 @@ def element_text(element: Pass | str) -> str:
         value = getattr(element, field.name)
         if value == field.default:
             continue
-        if isinstance(value, tuple):
-            value = ",".join(str(v) for v in value)
-        elif isinstance(value, bool):
-            value = str(value).lower()
-        text = str(value)
+        text = option_value_text(value)
         options.append(f"{option_name(field)}={text!r}" if " " in text else f"{option_name(field)}={text}")
     return element.name + ("{" + " ".join(options) + "}" if options else "")
 

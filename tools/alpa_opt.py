@@ -28,6 +28,7 @@ from ..passes.registry import (
     option_fields,
     option_name,
     option_type_text,
+    option_value_text,
     parse_element,
     parse_pipeline,
     pipeline_text,
@@ -53,9 +54,7 @@ def describe(name: str, cls, full: bool) -> str:
     if fields:
         lines.append("      Options:")
         for field in fields:
-            default = field.default
-            shown = ",".join(map(str, default)) if isinstance(default, tuple) else str(default).lower() \
-                if isinstance(default, bool) else str(default)
+            shown = option_value_text(field.default)
             help_text = field.metadata.get("help", "")
             # An option whose help already says what its default means gets no second one.
             suffix = "" if "default" in help_text else f" (default: {shown or 'none'})"
