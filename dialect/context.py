@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from jax._src.interpreters import mlir as jax_mlir
+from jax._src.lib import mosaic_gpu_dialect
 from jax._src.lib.mlir import ir
 
 ALPA_DIALECT = "alpa"
@@ -21,6 +22,9 @@ def make_context() -> ir.Context:
     """A fresh context with every dialect JAX knows loaded, and ``alpa`` ops allowed."""
     context = jax_mlir.make_ir_context()
     context.allow_unregistered_dialects = True
+    # jaxlib's registry lacks the func dialect's inliner interface, without which the
+    # upstream ``inline`` pass keeps every call; this jaxlib extension registers it.
+    mosaic_gpu_dialect.register_inliner_extensions(context)
     return context
 
 

@@ -143,21 +143,11 @@ class Outcome:
     pipeline_failed: bool
 
 
-def opt_context():
-    """``make_context()`` plus the func dialect's inliner extension, which jaxlib does not
-    register: without it ``inline`` (and so ``alpa-import-pipeline``) keeps every call."""
-    from jax._src.lib import mosaic_gpu_dialect
-
-    context = make_context()
-    mosaic_gpu_dialect.register_inliner_extensions(context)
-    return context
-
-
 def run_chunk(chunk: Chunk, elements: list, args, input_name: str) -> Outcome:
     """Parse, verify, run the pipeline and print one input part."""
     from jax._src.lib.mlir import ir
 
-    context = opt_context()
+    context = make_context()
     reported: list[diag.Diagnostic] = []
 
     def handler(d) -> bool:
@@ -238,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(str(error)) from None
         # Validate the pipeline (upstream names included) before reading the input, so
         # that a bad pass name is reported at once rather than after waiting on stdin.
-        with opt_context():
+        with make_context():
             try:
                 build_pass_manager(elements, [])
             except PipelineError as error:
@@ -248,6 +238,9 @@ def main(argv: list[str] | None = None) -> int:
             source = open(args.input).read() if source_is_file else sys.stdin.read()
         except OSError as error:
             raise UsageError(f"cannot read '{args.input}': {error.strerror}") from None
+        except UnicodeDecodeError as error:
+            raise UsageError(f"cannot read '{args.input}': not UTF-8 text ({error.reason} at byte "
+                             f"{error.start})") from None
     except UsageError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1

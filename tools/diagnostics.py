@@ -61,9 +61,10 @@ def from_mlir(info, input_name: str) -> list[Diagnostic]:
 @dataclass(frozen=True)
 class Expected:
     severity: str
-    line: int
-    column: int
+    line: int         # where the diagnostic is expected
     text: str
+    at_line: int      # where the designator is: a missing diagnostic is reported there
+    at_column: int
 
 
 def expected_diagnostics(source: str) -> list[Expected]:
@@ -84,7 +85,7 @@ def expected_diagnostics(source: str) -> list[Expected]:
                     target += step
             elif offset:
                 target += int(offset)
-            result.append(Expected(match.group(1), target, match.start() + 1, match.group(3)))
+            result.append(Expected(match.group(1), target, match.group(3), number, match.start() + 1))
     return result
 
 
@@ -102,6 +103,6 @@ def verify(expected: list[Expected], reported: list[Diagnostic], input_name: str
         else:
             remaining.remove(match)
     for e in remaining:
-        problems.append(Diagnostic("error", input_name, e.line, e.column,
+        problems.append(Diagnostic("error", input_name, e.at_line, e.at_column,
                                    f'expected {e.severity} "{e.text}" was not produced').format())
     return problems

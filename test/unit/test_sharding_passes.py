@@ -84,3 +84,19 @@ def test_run_pipeline_reports_bad_pipeline():
         module = ir.Module.parse("module {}")
         with pytest.raises(PipelineError, match="unknown option 'mesh' for alpa-verify-sharding"):
             run_pipeline(module, "builtin.module(alpa-verify-sharding{mesh=2})")
+
+
+def test_import_pipeline_inlines_calls_through_the_api():
+    """make_context() registers the func inliner, so `inline` works outside alpa-opt too."""
+    text = """
+    func.func private @callee(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = stablehlo.negate %a : tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }
+    func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %0 = call @callee(%a) : (tensor<4xf32>) -> tensor<4xf32>
+      return %0 : tensor<4xf32>
+    }"""
+    result = _run(text, "builtin.module(alpa-import-pipeline)")
+    assert "call @callee" not in result and "@callee" not in result
+    assert "stablehlo.negate %arg0" in result
