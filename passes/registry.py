@@ -283,7 +283,8 @@ def build_pass_manager(elements: list[Pass | str],
             try:
                 manager.add(element)
             except ValueError as error:
-                first = str(error).strip().splitlines()[0]
+                # MLIR's message reads "<parser>:1:1: error: <what>"; keep <what>.
+                first = str(error).strip().splitlines()[0].split("error: ", 1)[-1]
                 raise PipelineError(
                     f"{first} (upstream element '{element}'); alpa passes are: "
                     f"{', '.join(registered())}"

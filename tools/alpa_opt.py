@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(text)
-    elif ok or args.verify_diagnostics:
+    elif ok:
         try:
             with open(args.output, "w") as handle:
                 handle.write(text)

@@ -9,7 +9,7 @@ from jax._src.lib.mlir.dialects import sdy
 
 from ...dialect.mesh import DeviceMesh, MeshError
 from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
-from ...dialect.sharding import Maximal, ShardingError, parse_mhlo_sharding, spec_from_sharding
+from ...dialect.sharding import Maximal, Replicated, ShardingError, parse_mhlo_sharding, spec_from_sharding
 from ...dialect.tile_map import uneven_dims
 from ..annotations import (
     MHLO_SHARDING,
@@ -136,6 +136,8 @@ def _check_parsed(parsed, text: str, value_type: ir.Type, mesh: DeviceMesh | Non
     rank = rank_of(value_type)
     if rank is None:
         return []  # tokens and other non-tensor values carry whatever XLA accepts
+    if isinstance(parsed, Replicated):
+        return []
     if isinstance(parsed, Maximal):
         if mesh is not None and parsed.device not in mesh.device_ids:
             return [("error", f"sharding '{text}' names device {parsed.device}, which is not on mesh "

@@ -29,3 +29,12 @@ module {
     return %arg0 : tensor<8xf32>
   }
 }
+
+// -----
+
+// {replicated} needs no mesh, so a module without a device count may carry it.
+// CHECK-LABEL: func @negative_replicated_without_mesh
+// CHECK-SAME: mhlo.sharding = "{replicated}"
+func.func @negative_replicated_without_mesh(%arg0: tensor<8xf32> {mhlo.sharding = "{replicated}"}) -> tensor<8xf32> {
+  return %arg0 : tensor<8xf32>
+}

@@ -1,5 +1,8 @@
 // RUN: alpa-opt --alpa-verify-sharding --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: rm -f %t
 // RUN: not alpa-opt --alpa-verify-sharding --split-input-file --verify-diagnostics %S/Inputs/verify_diagnostics_mismatch.mlir -o %t 2>&1 | FileCheck %s --check-prefix=MISMATCH
+// A failed verification writes no output file, as mlir-opt.
+// RUN: %PYTHON -c "import os, sys; sys.exit(os.path.exists(sys.argv[1]))" %t
 
 // Every diagnostic below is expected by a designator, so alpa-opt succeeds; the
 // part without errors is still printed and the failing parts print nothing.
