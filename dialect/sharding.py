@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .mesh import DeviceMesh
+from .text import split_top_level
 
 
 class ShardingError(ValueError):
@@ -192,27 +193,6 @@ def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(t) for t in text.replace(" ", "").split(",") if t)
 
 
-def _split_tuple(body: str, text: str) -> list[str]:
-    """Split ``{a}, {b}`` at top-level commas."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(body):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth < 0:
-                raise ShardingError(f"unbalanced braces in sharding {text!r}")
-        elif ch == "," and depth == 0:
-            parts.append(body[start:i].strip())
-            start = i + 1
-    if depth:
-        raise ShardingError(f"unbalanced braces in sharding {text!r}")
-    tail = body[start:].strip()
-    if tail:
-        parts.append(tail)
-    return parts
-
-
 def parse_mhlo_sharding(text: str) -> Sharding | tuple[Sharding, ...]:
     """Parse an ``mhlo.sharding`` string; tuple shardings give a tuple.
 
@@ -224,7 +204,11 @@ def parse_mhlo_sharding(text: str) -> Sharding | tuple[Sharding, ...]:
         raise ShardingError(f"sharding {text!r} must be enclosed in braces")
     body = stripped[1:-1].strip()
     if body.startswith("{") or body == "":
-        return tuple(_parse_single(p, text) for p in _split_tuple(body, text))
+        try:
+            parts = split_top_level(body, "{", "}")
+        except ValueError:
+            raise ShardingError(f"unbalanced braces in sharding {text!r}") from None
+        return tuple(_parse_single(p, text) for p in parts)
     return _parse_single(stripped, text)
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from jax._src.lib.mlir import ir, passmanager
 
+from ..dialect.text import split_top_level
+
 
 class PipelineError(ValueError):
     """A pipeline or option the user wrote that cannot be built; says what exists."""
@@ -197,24 +199,6 @@ def instantiate(name: str, options_text: str = "") -> Pass | Pipeline:
 # ----------------------------------------------------------------------------- pipelines
 
 
-def _split_top_level(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "({":
-            depth += 1
-        elif ch in ")}":
-            depth -= 1
-            if depth < 0:
-                raise PipelineError(f"unbalanced brackets in pipeline '{text}'")
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    if depth:
-        raise PipelineError(f"unbalanced brackets in pipeline '{text}'")
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
-
-
 def parse_element(text: str) -> list[Pass | str]:
     """One pipeline element: an alpa pass or pipeline with options, or upstream text."""
     name = text.split("{", 1)[0].split("(", 1)[0].strip()
@@ -245,7 +229,11 @@ def parse_pipeline(text: str) -> list[Pass | str]:
         text = text[len("builtin.module("):-1]
     elif text.startswith("builtin.module"):
         raise PipelineError(f"cannot parse pipeline '{text}': expected builtin.module(...)")
-    return [e for part in _split_top_level(text) for e in parse_element(part)]
+    try:
+        parts = split_top_level(text)
+    except ValueError:
+        raise PipelineError(f"unbalanced brackets in pipeline '{text}'") from None
+    return [e for part in parts for e in parse_element(part)]
 
 
 def pipeline_text(elements: Iterable[Pass | str]) -> str:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from jax._src.lib import xla_client
 from jax.sharding import PartitionSpec as P
+from spec_cases import all_specs
 
 from alpa_mlir.dialect import (
     DeviceMesh,
@@ -33,14 +34,6 @@ PERMUTED_MESHES = [
     DeviceMesh((2, 4), device_ids=(7, 6, 5, 4, 3, 2, 1, 0)),
     DeviceMesh((2, 2, 2), device_ids=(3, 6, 0, 5, 2, 7, 1, 4)),
 ]
-
-
-def all_specs(rank: int, mesh_ndim: int):
-    """Every spec of ``rank``: each mesh axis goes to one dimension (any order) or none."""
-    for targets in itertools.product(range(rank + 1), repeat=mesh_ndim):
-        groups = [[a for a in range(mesh_ndim) if targets[a] == d] for d in range(rank)]
-        for orders in itertools.product(*(itertools.permutations(g) for g in groups)):
-            yield ShardingSpec(tuple(orders))
 
 
 def mesh_id(mesh: DeviceMesh) -> str:
