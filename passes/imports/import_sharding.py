@@ -161,7 +161,11 @@ def _from_sdy(attr: ir.Attribute, value_type: ir.Type, mesh: DeviceMesh | None,
         raise ShardingImportError(f"sharding {attr} refers to unknown mesh @{name}")
     source = sdy.MeshAttr(meshes[name])
     if not list(source.axes):
-        return f"{{maximal device={list(source.device_ids)[0] if list(source.device_ids) else 0}}}"
+        devices = list(source.device_ids)
+        if len(devices) != 1:
+            raise ShardingImportError(f"sdy mesh @{name} has no axes and {len(devices)} device ids; "
+                                      "a maximal mesh names exactly one device")
+        return f"{{maximal device={devices[0]}}}"
     rank = rank_of(value_type)
     if rank is None:
         raise ShardingImportError(f"sdy sharding {attr} on a non-tensor value")
