@@ -109,11 +109,9 @@ class ShardingSpec:
         if self.is_replicated:
             return "{replicated}"
         tiled = self.tile_assignment(mesh)
-        dims = ",".join(str(d) for d in tiled.shape)
-        suffix = " last_tile_dim_replicate" if tiled.last_tile_dim_replicate else ""
         if mesh.is_iota:
-            return f"{{devices=[{dims}]{_iota_text(mesh.shape, self.device_order(mesh))}{suffix}}}"
-        return f"{{devices=[{dims}]{','.join(str(d) for d in tiled.devices)}{suffix}}}"
+            return _tiled_text(tiled, _iota_text(mesh.shape, self.device_order(mesh)))
+        return _format(tiled)
 
     @classmethod
     def from_mhlo(cls, text: str, mesh: DeviceMesh, rank: int) -> ShardingSpec:
@@ -321,9 +319,14 @@ def _format(sharding: Sharding) -> str:
         return "{replicated}"
     if isinstance(sharding, Maximal):
         return f"{{maximal device={sharding.device}}}"
+    return _tiled_text(sharding, ",".join(map(str, sharding.devices)))
+
+
+def _tiled_text(sharding: TiledSharding, devices: str) -> str:
+    """``{devices=[shape]<devices>}`` with the replication suffix; ``devices`` is an
+    explicit list or an iota form."""
     suffix = " last_tile_dim_replicate" if sharding.last_tile_dim_replicate else ""
-    return (f"{{devices=[{','.join(map(str, sharding.shape))}]"
-            f"{','.join(map(str, sharding.devices))}{suffix}}}")
+    return f"{{devices=[{','.join(map(str, sharding.shape))}]{devices}{suffix}}}"
 
 
 def format_mhlo_sharding(sharding: Sharding | tuple[Sharding, ...]) -> str:

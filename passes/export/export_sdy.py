@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
-from ...dialect.mesh import DeviceMesh, MeshError
+from ...dialect.mesh import DeviceMesh
 from ...dialect.sdy import mesh_to_sdy, spec_to_sdy
 from ...dialect.sharding import Maximal, ShardingError, parse_mhlo_sharding, spec_from_sharding
 from ..annotations import (
@@ -58,7 +58,7 @@ class ExportSdyPass(MeshOptions, Pass):
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         try:
             mesh = module_mesh(module, self)
-        except (MeshError, ValueError) as error:
+        except ValueError as error:
             diagnostics.error(module, str(error))
             return
         taken = set(sdy_meshes(module))
@@ -76,7 +76,7 @@ class ExportSdyPass(MeshOptions, Pass):
                         continue
                     try:
                         attrs[SDY_SHARDING] = export.sharding(attrs.pop(MHLO_SHARDING), types[index])
-                    except (ShardingError, MeshError) as error:
+                    except ValueError as error:
                         diagnostics.error(func, f"{label} #{index}: {error}")
                 set_value_attrs(func, which, dicts)
         for op in list(sharded_ops(module)):
@@ -84,7 +84,7 @@ class ExportSdyPass(MeshOptions, Pass):
                 continue
             try:
                 export.op(op)
-            except (ShardingError, MeshError) as error:
+            except ValueError as error:
                 diagnostics.error(op, str(error))
         if diagnostics.failed:
             return

@@ -7,11 +7,10 @@ from dataclasses import dataclass
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
-from ...dialect.mesh import DeviceMesh, MeshError
+from ...dialect.mesh import DeviceMesh
 from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
 from ...dialect.sharding import (
     Maximal,
-    ShardingError,
     format_mhlo_sharding,
     parse_mhlo_sharding,
     spec_from_sharding,
@@ -87,7 +86,7 @@ class ImportShardingPass(MeshOptions, Pass):
         meshes = sdy_meshes(module)
         try:
             mesh = self._mesh(module, meshes)
-        except (ShardingImportError, MeshError, ValueError) as error:
+        except ValueError as error:
             diagnostics.error(module, str(error))
             return
         # A mesh guessed from mhlo.num_partitions is 1-D; say how to name a real one.
@@ -100,7 +99,7 @@ class ImportShardingPass(MeshOptions, Pass):
                 for index, attrs in enumerate(dicts):
                     try:
                         text = _value_sharding(attrs, types[index], mesh, meshes)
-                    except (ShardingImportError, ShardingError, MeshError, ValueError) as error:
+                    except ValueError as error:
                         diagnostics.error(func, f"{label} #{index}: {error}{hint}")
                         continue
                     attrs.pop(SDY_SHARDING, None)
@@ -111,7 +110,7 @@ class ImportShardingPass(MeshOptions, Pass):
         for op in list(sharded_ops(module)):
             try:
                 _import_op(op, mesh, meshes)
-            except (ShardingImportError, ShardingError, MeshError, ValueError) as error:
+            except ValueError as error:
                 diagnostics.error(op, f"{error}{hint}")
         if diagnostics.failed:
             return
