@@ -210,6 +210,15 @@ def parse_mhlo_sharding(text: str) -> Sharding | tuple[Sharding, ...]:
     return _parse_single(stripped, text)
 
 
+def mhlo_tuple_elements(text: str) -> list[str] | None:
+    """The elements of a tuple ``mhlo.sharding`` string as written; ``None`` if it is
+    not a tuple. Raises :class:`ShardingError` as :func:`parse_mhlo_sharding` does."""
+    if not isinstance(parse_mhlo_sharding(text), tuple):
+        return None
+    body = text.strip()[1:-1].strip()
+    return split_top_level(body, "{", "}") if body else []
+
+
 def _parse_single(part: str, text: str) -> Sharding:
     if not (part.startswith("{") and part.endswith("}")):
         raise ShardingError(f"malformed element {part!r} in sharding {text!r}")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .annotations import MeshOptions
 from .export.export_sdy import ExportSdyPass
+from .imports.capture_while_invariants import CaptureWhileInvariantsPass
 from .imports.import_sharding import ImportShardingPass
 from .imports.verify_sharding import VerifyShardingPass
 from .registry import Pass, Pipeline, register
@@ -18,15 +19,18 @@ class ImportPipeline(MeshOptions, Pipeline):
 
     ``inline`` first, because JAX emits nested ``func.call``s and the passes plan one
     function; ``symbol-dce`` drops the callees left behind; then the user's shardings
-    are imported into canonical ``mhlo.sharding`` form and verified, so a bad
-    annotation is reported before any planning starts.
+    are imported into canonical ``mhlo.sharding`` form; loop-invariant ``while``
+    operands become implicit captures, as XLA's conversion will make them (so the
+    shardings the planner writes fit the loops XLA sees); last, every annotation is
+    verified, so a bad one is reported before any planning starts.
     """
 
     name = "alpa-import-pipeline"
 
     def expand(self) -> list[Pass | str]:
         mesh = {"mesh_shape": self.mesh_shape, "mesh_axes": self.mesh_axes}
-        return ["inline", "symbol-dce", ImportShardingPass(**mesh), VerifyShardingPass(**mesh)]
+        return ["inline", "symbol-dce", ImportShardingPass(**mesh), CaptureWhileInvariantsPass(),
+                VerifyShardingPass(**mesh)]
 
 
 @register
