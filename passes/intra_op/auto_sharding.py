@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec, format_mhlo_sharding, parse_mhlo_sharding
+from ...dialect.sharding import ShardingSpec, mhlo_tuple_elements
 from ..annotations import (
     MHLO_SHARDING,
     SHARDING_CUSTOM_CALL,
@@ -203,7 +203,9 @@ class AutoShardingPass(MeshOptions, Pass):
                 texts = [ir.StringAttr(text).value] if text is not None else None
                 where = func
             elif self.keep_user_shardings == "all" and MHLO_SHARDING in node.op.attributes:
-                texts = _split_tuple(ir.StringAttr(node.op.attributes[MHLO_SHARDING]).value, len(node.shapes))
+                texts = _split_tuple(ir.StringAttr(node.op.attributes[MHLO_SHARDING]).value, len(node.op.results))
+                if node.kind == "carry":
+                    texts = texts[node.index:node.index + 1]
                 where = node.op
             else:
                 continue
@@ -288,10 +290,7 @@ def _parameters(graph: Graph) -> set[int]:
 
 def _split_tuple(text: str, count: int) -> list[str]:
     """One sharding text per result: a tuple's elements, or a single sharding for all."""
-    parsed = parse_mhlo_sharding(text)
-    if isinstance(parsed, tuple):
-        return [format_mhlo_sharding(p) for p in parsed]
-    return [text] * count
+    return mhlo_tuple_elements(text) or [text] * count
 
 
 def _main(module: ir.Operation) -> ir.Operation:
@@ -327,16 +326,27 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
         resharding.setdefault(use.dst, []).extend((use.operand, c) for c in collectives)
         if use.user is not None:
             _insert_resharding(use.user, use.operand, need.to_mhlo(mesh))
-    ops, values = [], {"argument": [], "result": []}
+    ops: dict[ir.Operation, OpPlan] = {}
+    values = {"argument": [], "result": []}
     for index, (node, strategy) in enumerate(zip(graph.nodes, chosen)):
         texts = tuple(s.to_mhlo(mesh) if s is not None else "{replicated}" for s in strategy.results)
         if node.kind == "op":
-            node.op.attributes[MHLO_SHARDING] = string_attr(texts[0] if len(texts) == 1 else
-                                                            "{" + ", ".join(texts) + "}")
-            ops.append(OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
-                              strategy.communication, tuple(resharding.get(index, ()))))
+            ops[node.op] = OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
+                                  strategy.communication, tuple(resharding.get(index, ())))
+        elif node.kind == "carry":  # one plan entry per control-flow op, a tuple of its carries
+            entry = ops.get(node.op)
+            if entry is None:
+                entry = OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
+                               resharding=tuple(resharding.get(index, ())))
+            else:
+                entry = replace(entry, strategy=f"{entry.strategy},{strategy.name}", results=entry.results + texts,
+                                resharding=entry.resharding + tuple(resharding.get(index, ())))
+            ops[node.op] = entry
         else:
             values[node.kind].append((node, strategy.results[0], texts[0]))
+    for op, entry in ops.items():
+        texts = entry.results
+        op.attributes[MHLO_SHARDING] = string_attr(texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}")
     for kind, which in (("argument", "arg_attrs"), ("result", "res_attrs")):
         dicts = get_value_attrs(func, which)
         for node, _, text in values[kind]:
@@ -347,7 +357,7 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
         mesh=physical,
         arguments=tuple(ValuePlan(n.shapes[0], types["argument"][n.index], s, t) for n, s, t in values["argument"]),
         results=tuple(ValuePlan(n.shapes[0], types["result"][n.index], s, t) for n, s, t in values["result"]),
-        ops=tuple(ops),
+        ops=tuple(ops.values()),
         solver=asdict(solution.stats),
         objective=float(solution.objective),
     )

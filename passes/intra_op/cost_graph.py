@@ -6,10 +6,11 @@ inside ``while``/``case``/``if`` regions) and one sink per function result. An e
 algorithm of ``v`` gives a value to the sharding each algorithm of ``u`` needs.
 
 Control flow keeps operands, bodies and results consistent: a ``while`` result,
-the matching argument of its body and condition, and the value its body yields are
-one loop-carried value, so the body's block arguments are defined by the ``while``
-node and the yielded value has an edge back to it; a ``case``/``if`` result gets an
-edge from the value every branch returns.
+its operand, the matching argument of its body and condition, and the value its
+body yields are one loop-carried value with one ``carry`` node, which defines the
+block arguments and gets edges from the operand and the yielded value; a
+``case``/``if`` result is a ``carry`` node with an edge from the value every branch
+returns. Carried values choose their shardings independently of each other.
 
 Sec. 4.2's merging: a computationally trivial op (not heavy) follows its deepest
 operand when, for every algorithm of that operand, it has an algorithm that takes
@@ -39,7 +40,7 @@ TERMINATORS = ("func.return", "stablehlo.return")
 class Node:
     """One vertex of the cost graph."""
 
-    kind: str  # "argument" | "op" | "result"
+    kind: str  # "argument" | "op" | "carry" (a control-flow result) | "result"
     label: str
     strategies: list[Strategy]
     op: ir.Operation | None = None
@@ -129,53 +130,72 @@ class Graph:
                 self._add_op(op)
 
     def _add_op(self, op: ir.Operation) -> None:
+        if op.name in CONTROL_FLOW:
+            self._add_control_flow(op)
+            return
         shapes = tuple(shape_of(r) for r in op.results)
         itemsizes = tuple(itemsize_of(r) for r in op.results)
-        if op.name in CONTROL_FLOW:
-            space, has_rule = _control_flow_space(op), True
-        else:
-            space = iteration_space(op)
-            has_rule = space is not None
-            if space is None:
-                self.no_rule.setdefault(op.name, op)
-                space = _replicated_space(op)
-        label = op.name
-        node = Node("op", label, [], op=op, shapes=shapes, itemsizes=itemsizes, has_rule=has_rule)
+        space = iteration_space(op)
+        has_rule = space is not None
+        if space is None:
+            self.no_rule.setdefault(op.name, op)
+            space = _replicated_space(op)
+        node = Node("op", op.name, [], op=op, shapes=shapes, itemsizes=itemsizes, has_rule=has_rule)
         index = self._add(node, space, op.operands)
-        self._connect(index, op, "operand")
+        for number, value in enumerate(op.operands):
+            self._use(index, value, "operand", number, op, number)
         for number, result in enumerate(op.results):
             self.source[result] = (index, number)
         self._propagate_batch(node, op)
-        if op.name in CONTROL_FLOW:
-            self._add_regions(index, op)
 
-    def _add_regions(self, index: int, op: ir.Operation) -> None:
+    def _add_control_flow(self, op: ir.Operation) -> None:
+        """One ``carry`` node per result: every loop-carried value (``while``) or branch
+        result (``case``/``if``) takes its own sharding, which the operand, the region's
+        arguments, the value each region yields and the result all share."""
+        is_while = op.name == "stablehlo.while"
+        carries = []
+        for number, result in enumerate(op.results):
+            shape = shape_of(result)
+            node = Node("carry", f"{op.name} result #{number}", [], op=op, index=number, shapes=(shape,),
+                        itemsizes=(itemsize_of(result),))
+            operands = [op.operands[number]] if is_while else []
+            index = self._add(node, _value_space(shape, consumes=is_while), operands)
+            carries.append(index)
+            if is_while:
+                self._use(index, op.operands[number], "operand", 0, op, number)
+                dims = self.batch_dims.get(op.operands[number])
+                if dims:
+                    node.batch_loops = frozenset(dims)
+                    self.batch_dims[result] = set(dims)
+            self.source[result] = (index, 0)
         for region in op.regions:
             block = region.blocks[0]
             for number, arg in enumerate(block.arguments):  # while: loop-carried values
-                self.source[arg] = (index, number)
+                self.source[arg] = (carries[number], 0)
+                if self.nodes[carries[number]].batch_loops:
+                    self.batch_dims[arg] = set(self.nodes[carries[number]].batch_loops)
             self._walk_block(block)
             terminator = block.operations[len(block.operations) - 1].operation
             # A while condition yields the predicate; bodies and branches yield results.
             if terminator.name == "stablehlo.return" and len(terminator.operands) == len(op.results):
-                self._connect(index, terminator, "yield")
+                for number, value in enumerate(terminator.operands):
+                    self._use(carries[number], value, "yield", 0, terminator, number)
 
     def _add_result_sink(self, number: int, value: ir.Value) -> None:
         node = Node("result", f"result #{number}", [], index=number,
                     shapes=(shape_of(value),), itemsizes=(itemsize_of(value),))
         index = self._add(node, _value_space(shape_of(value), consumes=True), [value])
-        self._connect(index, None, "operand", [value])
+        self._use(index, value, "operand", 0, None, 0)
 
-    def _connect(self, dst: int, user: ir.Operation | None, kind: str, values=None) -> None:
-        depth = 0
-        for number, value in enumerate(values if values is not None else user.operands):
-            if value not in self.source or shape_of(value) is None:
-                continue
-            src, result = self.source[value]
-            self.uses.append(Use(src, result, dst, kind, number, user, number))
-            self.last_use[src] = max(self.last_use.get(src, 0), dst)
-            depth = max(depth, self.nodes[src].depth + 1)
-        self.nodes[dst].depth = max(self.nodes[dst].depth, depth)
+    def _use(self, dst: int, value: ir.Value, kind: str, slot: int, user: ir.Operation | None,
+             operand: int) -> None:
+        """``value`` feeds ``slot`` of node ``dst`` (operand ``operand`` of ``user``)."""
+        if value not in self.source or shape_of(value) is None:
+            return
+        src, result = self.source[value]
+        self.uses.append(Use(src, result, dst, kind, slot, user, operand))
+        self.last_use[src] = max(self.last_use.get(src, 0), dst)
+        self.nodes[dst].depth = max(self.nodes[dst].depth, self.nodes[src].depth + 1)
 
     def add_alias(self, argument: int, result: int) -> None:
         """A donated argument's buffer becomes ``result``: both keep one sharding."""
@@ -208,7 +228,7 @@ class Graph:
         for use in self.uses:
             by_dst.setdefault(use.dst, []).append(use)
         for index, node in enumerate(self.nodes):
-            if node.kind != "op" or node.heavy or not node.has_rule or node.op.name in CONTROL_FLOW:
+            if node.kind != "op" or node.heavy or not node.has_rule:
                 continue
             uses = [u for u in by_dst.get(index, []) if u.kind == "operand"]
             if not uses or not np.all(np.isfinite(node.costs)):
@@ -312,21 +332,3 @@ def _replicated_space(op: ir.Operation) -> IterationSpace:
         return None if shape is None else (None,) * len(shape)
 
     return IterationSpace((), tuple(whole(v) for v in op.operands), tuple(whole(r) for r in op.results))
-
-
-def _control_flow_space(op: ir.Operation) -> IterationSpace:
-    """One loop per dimension of every result; a ``while`` operand shares its result's loops."""
-    sizes: list[int] = []
-    results = []
-    for result in op.results:
-        shape = shape_of(result)
-        if shape is None:
-            results.append(None)
-            continue
-        results.append(tuple(range(len(sizes), len(sizes) + len(shape))))
-        sizes.extend(shape)
-    if op.name == "stablehlo.while":
-        operands = tuple(results)
-    else:  # case index / if predicate: a scalar
-        operands = tuple(() for _ in op.operands)
-    return IterationSpace(tuple(sizes), operands, tuple(results))

@@ -37,20 +37,21 @@ func.func @while_megatron_body(%h0: tensor<2x1024xf32>, %w1: tensor<1024x4096xf3
 // -----
 
 // A loop carrying its weight (as JAX's fori_loop does): the weight is column-split
-// on entry, in the body and on exit; the activation is replicated, so the body
-// gathers the column-split tanh before yielding it (the cheapest per iteration).
-// The while operands, its body's uses and the yielded values agree with the
-// while's tuple sharding.
+// on entry, in the body and on exit; the carried activation is column-split too (it
+// shares the mesh axis with the weight), so the body gathers it before the matmul
+// and yields the column-split tanh, and nothing is gathered after the loop. The
+// while operands, its body's uses and the yielded values agree with the while's
+// tuple sharding.
 // CHECK-LABEL: func @while_carried_weight
-// CHECK-SAME: %arg0: tensor<2x1024xf32> {mhlo.sharding = "{replicated}"}
+// CHECK-SAME: %arg0: tensor<2x1024xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"}
 // CHECK-SAME: %arg1: tensor<1024x1024xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"}
-// CHECK: stablehlo.while(%[[CARRIED_W:.*]] = %arg1, %[[CARRIED_I:.*]] = %{{.*}}, %[[CARRIED_H:.*]] = %arg0) : {{.*}} attributes {mhlo.sharding = "{{[{][{]}}devices=[1,4]<=[4]}, {replicated}, {replicated}}"}
+// CHECK: stablehlo.while(%[[CARRIED_W:.*]] = %arg1, %[[CARRIED_I:.*]] = %{{.*}}, %[[CARRIED_H:.*]] = %arg0) : {{.*}} attributes {mhlo.sharding = "{{[{][{]}}devices=[1,4]<=[4]}, {replicated}, {devices=[1,4]<=[4]}}"}
 // CHECK: } do {
-// CHECK-NOT: custom_call @Sharding
-// CHECK: stablehlo.dot_general %[[CARRIED_H]], %[[CARRIED_W]], {{.*}} {mhlo.sharding = "{devices=[1,4]<=[4]}"}
+// CHECK: %[[CARRIED_GATHER:.*]] = stablehlo.custom_call @Sharding(%[[CARRIED_H]]) {{.*}}mhlo.sharding = "{replicated}"
+// CHECK: stablehlo.dot_general %[[CARRIED_GATHER]], %[[CARRIED_W]], {{.*}} {mhlo.sharding = "{devices=[1,4]<=[4]}"}
 // CHECK: %[[CARRIED_TANH:.*]] = stablehlo.tanh {{.*}} {mhlo.sharding = "{devices=[1,4]<=[4]}"}
-// CHECK: %[[CARRIED_GATHER:.*]] = stablehlo.custom_call @Sharding(%[[CARRIED_TANH]]) {{.*}}mhlo.sharding = "{replicated}"
-// CHECK: stablehlo.return %[[CARRIED_W]], {{.*}}, %[[CARRIED_GATHER]] :
+// CHECK-NOT: custom_call @Sharding
+// CHECK: stablehlo.return %[[CARRIED_W]], {{.*}}, %[[CARRIED_TANH]] :
 func.func @while_carried_weight(%arg0: tensor<2x1024xf32>, %arg1: tensor<1024x1024xf32>) -> tensor<2x1024xf32> {
   %c = stablehlo.constant dense<0> : tensor<i32>
   %0:3 = stablehlo.while(%w = %arg1, %i = %c, %h = %arg0) : tensor<1024x1024xf32>, tensor<i32>, tensor<2x1024xf32>
@@ -113,4 +114,28 @@ func.func @if_branches(%p: tensor<i1>, %x: tensor<2x1024xf32>, %w: tensor<1024x4
     stablehlo.return %1 : tensor<2x4096xf32>
   }) : (tensor<i1>) -> tensor<2x4096xf32>
   return %0 : tensor<2x4096xf32>
+}
+
+// -----
+
+// Two carried values pinned to the same split on entry stay split in the loop: each
+// carried value takes its own sharding, so both use the mesh axis and nothing moves.
+// CHECK-LABEL: func @while_two_carries_one_axis
+// CHECK: stablehlo.while({{.*}}) : {{.*}} attributes {mhlo.sharding = "{{[{][{]}}replicated}, {devices=[4,1]<=[4]}, {devices=[4,1]<=[4]}}"}
+// CHECK-NOT: custom_call @Sharding
+func.func @while_two_carries_one_axis(%a0: tensor<1024x256xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, %b0: tensor<1024x256xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) -> (tensor<1024x256xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}, tensor<1024x256xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0:3 = stablehlo.while(%i = %c, %a = %a0, %b = %b0) : tensor<i32>, tensor<1024x256xf32>, tensor<1024x256xf32>
+  cond {
+    %n = stablehlo.constant dense<10> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %ta = stablehlo.tanh %a : tensor<1024x256xf32>
+    %eb = stablehlo.exponential %b : tensor<1024x256xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %ta, %eb : tensor<i32>, tensor<1024x256xf32>, tensor<1024x256xf32>
+  }
+  return %0#1, %0#2 : tensor<1024x256xf32>, tensor<1024x256xf32>
 }
