@@ -133,6 +133,29 @@ def test_complete_graph_keeps_its_nodes() -> None:
     assert sol.objective == pytest.approx(brute_force(graph)[1])
 
 
+K4 = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+
+
+def test_integral_lp_relaxation_is_the_optimum() -> None:
+    # Neighbours pay 1 to differ and every node prefers strategy 0: the LP's optimum is
+    # the all-zero vertex, integral, so no branch-and-bound is needed.
+    differ = np.array([[0.0, 1.0], [1.0, 0.0]])
+    graph = CostGraph(tuple(np.array([0.0, 0.5]) for _ in range(4)), tuple(Edge(a, b, differ) for a, b in K4))
+    sol = solve(graph)
+    assert (sol.stats.status, sol.stats.method) == ("optimal", "lp-relaxation")
+    assert sol.choices == (0, 0, 0, 0) and sol.objective == 0.0
+
+
+def test_fractional_lp_relaxation_falls_back_to_the_milp() -> None:
+    # Neighbours pay 1 to agree: the LP splits every node half and half at cost 0, but
+    # two strategies on K4 leave at least two agreeing pairs.
+    agree = np.array([[1.0, 0.0], [0.0, 1.0]])
+    graph = CostGraph(tuple(np.zeros(2) for _ in range(4)), tuple(Edge(a, b, agree) for a, b in K4))
+    sol = solve(graph)
+    assert (sol.stats.status, sol.stats.method) == ("optimal", "milp")
+    assert sol.objective == 2.0 == brute_force(graph)[1]
+
+
 def test_memory_budget_skips_reduction_and_binds() -> None:
     # Unconstrained, both nodes take their big-but-cheap strategy 0; 3 GiB allows one of them.
     graph = CostGraph((np.array([0.0, 1.0]), np.array([0.0, 2.0])), (Edge(0, 1, np.zeros((2, 2))),),
