@@ -127,6 +127,10 @@ class AutoShardingPass(MeshOptions, Pass):
         try:
             physical = self._mesh(module)
             func = _main(module)
+            arguments = len(func.regions[0].blocks[0].arguments)
+            if any(not 0 <= a < arguments for a in self.batch_args):
+                raise ValueError(f"option 'batch-args' names argument(s) {list(self.batch_args)} but @main has "
+                                 f"{arguments} arguments")
         except ValueError as error:
             diagnostics.error(module, str(error))
             return
@@ -186,6 +190,9 @@ class AutoShardingPass(MeshOptions, Pass):
         for label, values in (("mesh-alpha", self.mesh_alpha), ("mesh-beta", self.mesh_beta)):
             if values and len(values) != mesh.ndim:
                 raise ValueError(f"option '{label}' has {len(values)} values but the mesh has {mesh.ndim} axes")
+        if self.force_batch_dim_to_mesh_dim >= mesh.ndim:
+            raise ValueError(f"option 'force-batch-dim-to-mesh-dim' is {self.force_batch_dim_to_mesh_dim} but the "
+                             f"module's mesh has {mesh.ndim} axes")
         return DeviceMesh(mesh.shape, mesh.device_ids, mesh.axis_names,
                           self.mesh_alpha or mesh.alpha, self.mesh_beta or mesh.beta)
 

@@ -14,7 +14,10 @@ returns. Carried values choose their shardings independently of each other.
 
 Sec. 4.2's merging: a computationally trivial op (not heavy) follows its deepest
 operand when, for every algorithm of that operand, it has an algorithm that takes
-the operand as it comes; the ILP then decides both with one variable.
+the operand as it comes; the ILP then decides both with one variable. An op with
+two full-size operands from different ops (other than constants and broadcasts,
+which match any layout for free) is not merged: which operand it should follow is
+what the ILP has to decide.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from .strategy import IterationSpace, Strategy
 
 CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if")
 TERMINATORS = ("func.return", "stablehlo.return")
+# Ops that produce any layout without communication (from nothing or a lower rank).
+FREE_PRODUCERS = ("stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim")
 
 
 @dataclass
@@ -184,6 +189,7 @@ class Graph:
     def _add_result_sink(self, number: int, value: ir.Value) -> None:
         node = Node("result", f"result #{number}", [], index=number,
                     shapes=(shape_of(value),), itemsizes=(itemsize_of(value),))
+        node.batch_loops = frozenset(self.batch_dims.get(value, ()))  # a value space's loops are its dims
         index = self._add(node, _value_space(shape_of(value), consumes=True), [value])
         self._use(index, value, "operand", 0, None, 0)
 
@@ -233,10 +239,18 @@ class Graph:
             uses = [u for u in by_dst.get(index, []) if u.kind == "operand"]
             if not uses or not np.all(np.isfinite(node.costs)):
                 continue
+            rank = max(len(s or ()) for s in node.shapes)
+            # Two full-size operands from ops that cannot follow for free (w - dot(a, b),
+            # Adam's m * b1 + g * (1 - b1)): the op's best layout may be either one's, so
+            # it keeps its own variable; merging it into one would fix the other's resharding.
+            inputs = {u.src for u in uses if len(self.nodes[u.src].shapes[u.result] or ()) == rank
+                      and not (self.nodes[u.src].kind == "op" and self.nodes[u.src].op.name in FREE_PRODUCERS)}
+            if len(inputs) > 1:
+                continue
             leader_use = max(uses, key=lambda u: self.nodes[u.src].depth)
             leader = self.nodes[leader_use.src]
             # A broadcast must not inherit the few layouts of a lower-rank operand.
-            if len(leader.shapes[leader_use.result] or ()) < max(len(s or ()) for s in node.shapes):
+            if len(leader.shapes[leader_use.result] or ()) < rank:
                 continue
             needs = leader_use.needs(node)
             mapping = []

@@ -262,10 +262,6 @@ def test_zero3_preset_shards_the_parameters_too(tmp_path) -> None:
     run_and_compare(compiled, args, adam_step)
 
 
-@pytest.mark.xfail(strict=True, reason="zero-stage=1 (no prefer-reduce-scatter) shards Adam's moments on input "
-                                       "but runs their update replicated: it all-gathers both moments of both "
-                                       "weights (64 MiB here, on top of stage 0's gradient all-reduce) and "
-                                       "returns them replicated, although updating the shards is free")
 def test_zero_stage_1_updates_the_optimizer_state_in_shards(tmp_path) -> None:
     args = adam_args(**MEGATRON)
     options = f"force-data-parallel batch-args={ADAM_X},{ADAM_Y} zero-stage=1"

@@ -60,6 +60,19 @@ func.func @mixed_mesh_shape(%x: tensor<4x1024xf32>, %w: tensor<1024x2xf32>) -> t
 
 // -----
 
+// force-data-parallel keeps a per-example result split over the batch (it is batch
+// data, not a replicated parameter), so nothing is gathered at the end.
+// DP-LABEL: func @predictions_stay_split
+// DP-SAME: -> (tensor<64x256xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"})
+// DP-NOT: custom_call @Sharding
+func.func @predictions_stay_split(%x: tensor<64x256xf32>, %w: tensor<256x256xf32>) -> tensor<64x256xf32> {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x256xf32>, tensor<256x256xf32>) -> tensor<64x256xf32>
+  %1 = stablehlo.tanh %0 : tensor<64x256xf32>
+  return %1 : tensor<64x256xf32>
+}
+
+// -----
+
 // One SGD step of tanh(x @ w) with the batch x as argument 0.
 //  - free: the weight splits its columns and x is replicated (no collective but the
 //    loss's all-reduce);
@@ -130,3 +143,4 @@ func.func @train_step(%x: tensor<64x256xf32>, %w: tensor<256x256xf32>) -> (tenso
 // REPORT-NEXT: "bytes": 262144.0,
 // REPORT: "solver": {
 // REPORT: "status": "{{optimal|trivial}}"
+
