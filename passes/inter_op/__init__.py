@@ -1,0 +1,1 @@
+"""Inter-operator parallelism (Sec. 5): operator clustering, the stage/mesh DP, stage functions."""
