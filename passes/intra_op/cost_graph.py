@@ -14,10 +14,11 @@ returns. Carried values choose their shardings independently of each other.
 
 Sec. 4.2's merging: a computationally trivial op (not heavy) follows its deepest
 operand when, for every algorithm of that operand, it has an algorithm that takes
-the operand as it comes; the ILP then decides both with one variable. An op with
-two full-size operands from different ops (other than constants and broadcasts,
-which match any layout for free) is not merged: which operand it should follow is
-what the ILP has to decide.
+the operand as it comes; the ILP then decides both with one variable. An op that updates a function
+argument (or a value following one) with a computed value of the same size is not
+merged: whether it takes the argument's layout or the computed value's is what the
+ILP has to decide (constants and broadcasts, which match any layout for free, do
+not count as operands here).
 """
 
 from __future__ import annotations
@@ -230,22 +231,29 @@ class Graph:
     def follows(self) -> list[Follow]:
         """Sec. 4.2: trivial ops merged into their deepest operand where the mapping is total."""
         result = []
+        over_arguments: set[int] = set()  # arguments, and trivial ops computing from arguments only
         by_dst: dict[int, list[Use]] = {}
         for use in self.uses:
             by_dst.setdefault(use.dst, []).append(use)
         for index, node in enumerate(self.nodes):
+            uses = [u for u in by_dst.get(index, []) if u.kind == "operand"]
+            # Operands that carry data: constants and broadcasts match any layout for free.
+            computed = [u for u in uses if not (self.nodes[u.src].kind == "op"
+                                                and self.nodes[u.src].op.name in FREE_PRODUCERS)]
+            if node.kind == "argument" or (node.kind == "op" and not node.heavy and computed
+                                           and all(u.src in over_arguments for u in computed)):
+                over_arguments.add(index)
             if node.kind != "op" or node.heavy or not node.has_rule:
                 continue
-            uses = [u for u in by_dst.get(index, []) if u.kind == "operand"]
             if not uses or not np.all(np.isfinite(node.costs)):
                 continue
             rank = max(len(s or ()) for s in node.shapes)
-            # Two full-size operands from ops that cannot follow for free (w - dot(a, b),
-            # Adam's m * b1 + g * (1 - b1)): the op's best layout may be either one's, so
-            # it keeps its own variable; merging it into one would fix the other's resharding.
-            inputs = {u.src for u in uses if len(self.nodes[u.src].shapes[u.result] or ()) == rank
-                      and not (self.nodes[u.src].kind == "op" and self.nodes[u.src].op.name in FREE_PRODUCERS)}
-            if len(inputs) > 1:
+            # An argument (or a trivial function of arguments) updated by a computed value of
+            # the same size (w - dot(a, b), Adam's m * b1 + g * (1 - b1)): the update's best
+            # layout may be the argument's (ZeRO: sharded state) or the computed value's, so
+            # it keeps its own variable instead of following the deeper operand.
+            inputs = {u.src for u in computed if len(self.nodes[u.src].shapes[u.result] or ()) == rank}
+            if len(inputs) > 1 and inputs & over_arguments:
                 continue
             leader_use = max(uses, key=lambda u: self.nodes[u.src].depth)
             leader = self.nodes[leader_use.src]
