@@ -230,9 +230,13 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh,
                     "spec.to_mhlo(DeviceMesh(mesh.shape)), not with the mesh's device ids")
         raise LoweringError(f"XLA could not compile the module for mesh {list(mesh.shape)}: {error}{hint}") from None
     jax_mesh = mesh.to_jax_mesh(placed)
-    in_shardings = tuple(_jax_sharding(s, a, mesh, jax_mesh, placed)
-                         for s, a in zip(executable.get_parameter_shardings(), signature.in_avals))
-    out_shardings = tuple(_jax_sharding(s, a, mesh, jax_mesh, placed)
-                          for s, a in zip(executable.get_output_shardings(), signature.out_avals))
+    # A one-device executable reports no shardings (None): everything is on that device.
+    replicated = NamedSharding(jax_mesh, jax.sharding.PartitionSpec())
+    in_shardings = tuple(_jax_sharding(s, a, mesh, jax_mesh, placed) if s is not None else replicated
+                         for s, a in zip(executable.get_parameter_shardings() or [None] * len(signature.in_avals),
+                                         signature.in_avals))
+    out_shardings = tuple(_jax_sharding(s, a, mesh, jax_mesh, placed) if s is not None else replicated
+                          for s, a in zip(executable.get_output_shardings() or [None] * len(signature.out_avals),
+                                          signature.out_avals))
     return SpmdExecutable(executable, mesh, jax_mesh, placed, signature, in_shardings, out_shardings,
                           executable.hlo_modules()[0].to_string())
