@@ -20,6 +20,9 @@ from .dialect import DeviceMesh, PhysicalCluster, ShardingSpec
 _LAZY = {
     "AutoShardResult": ".jax_shardings",
     "auto_shard": ".jax_shardings",
+    "grad": ".markers",
+    "mark_pipeline_boundary": ".markers",
+    "value_and_grad": ".markers",
     "DataParallel": ".methods",
     "ShardParallel": ".methods",
     "Zero2Parallel": ".methods",
@@ -36,6 +39,7 @@ _LAZY = {
 
 if typing.TYPE_CHECKING:
     from .jax_shardings import AutoShardResult, auto_shard
+    from .markers import grad, mark_pipeline_boundary, value_and_grad
     from .methods import DataParallel, ShardParallel, Zero2Parallel, Zero3Parallel
     from .parallel_function import ParallelizedFunction, parallelize
     from .passes.intra_op.plan import PlanError, ShardingPlan
@@ -72,7 +76,10 @@ __all__ = [
     "Zero2Parallel",
     "Zero3Parallel",
     "auto_shard",
+    "grad",
     "load_plan",
+    "mark_pipeline_boundary",
     "parallelize",
+    "value_and_grad",
 ]
 __version__ = "0.1.0"

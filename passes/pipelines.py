@@ -8,6 +8,7 @@ from .annotations import MeshOptions
 from .export.export_sdy import ExportSdyPass
 from .imports.capture_while_invariants import CaptureWhileInvariantsPass
 from .imports.import_sharding import ImportShardingPass
+from .imports.lower_pipeline_markers import LowerPipelineMarkersPass
 from .imports.verify_sharding import VerifyShardingPass
 from .registry import Pass, Pipeline, register
 
@@ -18,7 +19,9 @@ class ImportPipeline(MeshOptions, Pipeline):
     """Bring a module from ``jax.jit(f).lower(...)`` into the form every alpa pass expects.
 
     ``inline`` first, because JAX emits nested ``func.call``s and the passes plan one
-    function; ``symbol-dce`` drops the callees left behind; then the user's shardings
+    function; ``symbol-dce`` drops the callees left behind; pipeline markers
+    (``mark_pipeline_boundary``, ``alpa_mlir.grad``) become ``alpa.segment`` and
+    ``alpa.apply_grad`` attributes, since XLA cannot compile them; then the user's shardings
     are imported into canonical ``mhlo.sharding`` form; loop-invariant ``while``
     operands become implicit captures, as XLA's conversion will make them (so the
     shardings the planner writes fit the loops XLA sees); last, every annotation is
@@ -29,8 +32,8 @@ class ImportPipeline(MeshOptions, Pipeline):
 
     def expand(self) -> list[Pass | str]:
         mesh = {"mesh_shape": self.mesh_shape, "mesh_axes": self.mesh_axes}
-        return ["inline", "symbol-dce", ImportShardingPass(**mesh), CaptureWhileInvariantsPass(),
-                VerifyShardingPass(**mesh)]
+        return ["inline", "symbol-dce", LowerPipelineMarkersPass(), ImportShardingPass(**mesh),
+                CaptureWhileInvariantsPass(), VerifyShardingPass(**mesh)]
 
 
 @register
