@@ -16,6 +16,7 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.context import walk
 from ..annotations import string_attr
+from .training_step import step_ops
 
 GROUP = "alpa.outline_group"  # on each top-level op while outlining
 
@@ -24,15 +25,9 @@ class OutlineError(ValueError):
     """The grouping cannot be outlined; the message says why."""
 
 
-def top_level_ops(func: ir.Operation) -> list[ir.Operation]:
-    """The ops of ``func``'s body in program order, without the terminator: the ops a grouping indexes."""
-    ops = [op.operation for op in func.regions[0].blocks[0].operations]
-    return ops[:-1]
-
-
 def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
             attributes: Sequence[dict[str, ir.Attribute]] = ()) -> list[ir.Operation]:
-    """Move the ops of ``top_level_ops(func)`` into one function per group; ``func`` calls them.
+    """Move the ops of ``step_ops(func)`` into one function per group; ``func`` calls them.
 
     Args:
       func: the function to split (``@main``); its arguments and results stay.
@@ -44,7 +39,7 @@ def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
     gets no function. Raises :class:`OutlineError` when groups depend on each other in
     a cycle (no call order exists).
     """
-    ops = top_level_ops(func)
+    ops = step_ops(func)
     if len(groups) != len(ops):
         raise OutlineError(f"{len(groups)} group numbers for {len(ops)} ops")
     if any(not 0 <= g < len(names) for g in groups):

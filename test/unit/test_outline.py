@@ -14,7 +14,8 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.lowering.spmd import compile_module
 from alpa_mlir.passes import run_pipeline
 from alpa_mlir.passes.annotations import funcs
-from alpa_mlir.passes.inter_op.outline import OutlineError, outline, top_level_ops
+from alpa_mlir.passes.inter_op.outline import OutlineError, outline
+from alpa_mlir.passes.inter_op.training_step import step_ops
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
 
 
@@ -46,12 +47,12 @@ def test_contiguous_chunks_compute_the_same(chunks: int) -> None:
     module = lowered(step, *args)
     expected = run(module, flat)
     main = main_of(module)
-    count = len(top_level_ops(main))
+    count = len(step_ops(main))
     groups = [i * chunks // count for i in range(count)]
     created = outline(main, groups, [f"stage{g}" for g in range(chunks)])
     assert [ir.StringAttr(f.attributes["sym_name"]).value for f in created] == [f"stage{g}" for g in range(chunks)]
     module.operation.verify()
-    ops = [op.name for op in top_level_ops(main)]
+    ops = [op.name for op in step_ops(main)]
     assert ops == ["func.call"] * chunks  # @main keeps only the calls
     for got, want in zip(run(module, flat), expected):
         np.testing.assert_array_equal(got, want)
@@ -64,7 +65,7 @@ def test_groups_in_any_order_run_in_dependency_order() -> None:
     module = lowered(step, *args)
     expected = run(module, flat)
     main = main_of(module)
-    count = len(top_level_ops(main))
+    count = len(step_ops(main))
     created = outline(main, [0 if i >= count // 2 else 1 for i in range(count)], ["late", "early"],
                       [{"alpa.stage": ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context), g)}
                        for g in range(2)])
@@ -84,7 +85,7 @@ def test_a_loop_reading_a_value_of_another_group() -> None:
     module = lowered(f, *args)
     expected = run(module, args)
     main = main_of(module)
-    ops = top_level_ops(main)
+    ops = step_ops(main)
     loop = next(i for i, op in enumerate(ops) if op.name == "stablehlo.while")
     created = outline(main, [0 if i < loop else 1 for i in range(len(ops))], ["before", "loop"])
     loop_type = ir.FunctionType(ir.TypeAttr(created[1].attributes["function_type"]).value)
@@ -100,7 +101,7 @@ def test_a_cycle_between_groups_is_an_error() -> None:
 
     module = lowered(f, jnp.ones((4,)))
     main = main_of(module)
-    names = [op.name for op in top_level_ops(main)]
+    names = [op.name for op in step_ops(main)]
     assert names == ["stablehlo.exponential", "stablehlo.cosine", "stablehlo.sine"]
     with pytest.raises(OutlineError, match="cycle: a, b cannot be called in any order"):
         outline(main, [0, 1, 0], ["a", "b"])

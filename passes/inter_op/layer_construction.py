@@ -1,0 +1,188 @@
+"""``alpa-layer-construction``: cluster a training step's ops into layers (Sec. 5.2)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from jax._src.lib.mlir import ir
+
+from ...dialect.context import walk
+from ..annotations import funcs
+from ..imports.lower_pipeline_markers import SEGMENT_ATTR
+from ..intra_op.rules import itemsize_of, iteration_space, shape_of
+from ..registry import Diagnostics, Pass, register
+from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators
+from .training_step import APPLY, BACKWARD, FORWARD, TrainingStep, analyze_training_step, step_ops
+
+LAYER_ATTR = "alpa.layer"
+PHASE_ATTR = "alpa.phase"
+
+
+@register
+@dataclass(frozen=True)
+class LayerConstructionPass(Pass):
+    """Cut the forward pass into ``layers`` layers by Sec. 5.2's clustering DP; mark every op.
+
+    Runs after ``alpa-import-pipeline`` on the public ``@main`` training step. The step
+    is split into its forward, backward and apply-gradient parts (JAX's name stacks,
+    or a dataflow rule without them: ``training_step.py``). The forward ops, in program
+    order, are clustered so that the most bytes any layer receives from earlier layers
+    is least, with every layer's FLOPs within ``(1 + delta)`` of the mean (ties: the
+    least FLOP variance); user boundaries (``alpa.segment`` from
+    ``mark_pipeline_boundary``) are cuts the clustering must make. Each backward op
+    joins the layer of the forward op it is paired with (Sec. 5.1: forward and backward
+    of a layer are colocated), and otherwise the layer of the values it reads; each
+    apply-gradient op joins the layer of the gradient or parameter it reads.
+
+    Every top-level op of ``@main`` gets ``alpa.layer = l : i64`` and
+    ``alpa.phase = "forward" | "backward" | "apply"``::
+
+        %0 = stablehlo.dot_general %arg2, %arg0 ... {alpa.layer = 0 : i64, alpa.phase = "forward"}
+
+    Errors: ``layers`` missing (0) without user boundaries; fewer forward ops than
+    layers; a ``delta`` too small for any clustering (the message names the least
+    ``delta`` that works); a function that is not a training step.
+    """
+
+    name = "alpa-layer-construction"
+
+    layers: int = field(default=0, metadata={
+        "help": "number of layers L (0: one layer per mark_pipeline_boundary segment)"})
+    delta: float = field(default=DEFAULT_DELTA, metadata={
+        "help": "a layer's FLOPs may exceed the mean by this fraction (Sec. 5.2's delta)"})
+
+    def __post_init__(self) -> None:
+        if self.layers < 0:
+            raise ValueError(f"option 'layers' must be positive (0: one per user segment); got {self.layers}")
+        if not self.delta >= 0:
+            raise ValueError(f"option 'delta' must not be negative; got {self.delta}")
+
+    def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        main = _main(module)
+        if main is None:
+            diagnostics.error(module, "layer construction needs a public @main training step")
+            return
+        ops = step_ops(main)
+        try:
+            step = analyze_training_step(main)
+        except ValueError as error:
+            diagnostics.error(main, f"layer construction: {error}")
+            return
+        forward = list(step.ops(FORWARD))
+        segments = [_segment(ops[i]) for i in forward]
+        boundaries = [k for k in range(len(forward) - 1) if segments[k] != segments[k + 1]]
+        layers = self.layers or (len(boundaries) + 1 if any(s is not None for s in segments) else 0)
+        if layers == 0:
+            diagnostics.error(main, "option 'layers' is needed: the step has no mark_pipeline_boundary segments")
+            return
+        if layers > len(forward):
+            diagnostics.error(main, f"option 'layers' is {layers} but the forward pass has {len(forward)} ops")
+            return
+        try:
+            clustering = cluster_operators([_flops(ops[i]) for i in forward], _forward_values(ops, forward), layers,
+                                           delta=self.delta, boundaries=boundaries)
+        except ClusteringInfeasibleError as error:
+            diagnostics.error(main, f"layer construction: {error}")
+            return
+        layer = assign_layers(ops, step, dict(zip(forward, clustering.layer_of_op)), main)
+        i64 = ir.IntegerType.get_signless(64, module.context)
+        for op, phase, number in zip(ops, step.phase, layer):
+            op.attributes[LAYER_ATTR] = ir.IntegerAttr.get(i64, number)
+            op.attributes[PHASE_ATTR] = ir.StringAttr.get(phase, module.context)
+
+
+def assign_layers(ops: list[ir.Operation], step: TrainingStep, forward_layer: dict[int, int],
+                  main: ir.Operation) -> list[int]:
+    """The layer of every op, given the forward ops' layers (see the pass docstring)."""
+    producer: dict[ir.Value, int] = {}
+    for i, op in enumerate(ops):
+        for result in op.results:
+            producer[result] = i
+    position = {op: i for i, op in enumerate(ops)}
+    arguments = list(main.regions[0].blocks[0].arguments)
+    argument_layer: dict[int, int] = {}  # a parameter's layer: of the first forward op reading it
+    for i in step.ops(FORWARD):
+        for value in _reads(ops[i]):
+            if value in arguments:
+                argument_layer.setdefault(arguments.index(value), forward_layer[i])
+    layer: list[float] = [math.nan] * len(ops)
+    for i, number in forward_layer.items():
+        layer[i] = number
+    for i in step.ops(BACKWARD):
+        pair = step.forward_of[i]
+        if pair is not None and pair in forward_layer:
+            layer[i] = forward_layer[pair]
+    # Unpaired backward and apply ops: the least layer among what they read (a backward
+    # value flows from the last layer to the first), in program order; then, for ops
+    # reading nothing placed, the layer of their first placed user.
+    for i in [*step.ops(BACKWARD), *step.ops(APPLY)]:
+        if math.isnan(layer[i]):
+            known = [layer[producer[v]] for v in _reads(ops[i]) if v in producer and not math.isnan(layer[producer[v]])]
+            known += [argument_layer[arguments.index(v)] for v in _reads(ops[i])
+                      if v in arguments and arguments.index(v) in argument_layer]
+            if known:
+                layer[i] = min(known)
+    for i in reversed(range(len(ops))):
+        if math.isnan(layer[i]):
+            users = [layer[j] for r in ops[i].results for j in _user_indices(r, position) if not math.isnan(layer[j])]
+            layer[i] = min(users) if users else 0
+    return [int(x) for x in layer]
+
+
+def _reads(op: ir.Operation) -> list[ir.Value]:
+    """Values ``op`` reads from outside itself, its regions included."""
+    inside = {r for nested in walk(op) for r in nested.results}
+    return [v for nested in walk(op) for v in nested.operands if v not in inside and not _argument_inside(v, op)]
+
+
+def _argument_inside(value: ir.Value, op: ir.Operation) -> bool:
+    """``value`` is an argument of a block nested in ``op`` (not of the function's body)."""
+    return isinstance(value.owner, ir.Block) and value.owner.owner != op.parent
+
+
+def _user_indices(value: ir.Value, position: dict[ir.Operation, int]) -> list[int]:
+    """The top-level ops (by ``position``) that read ``value``, also from inside their regions."""
+    found = []
+    for use in value.uses:
+        owner = use.owner.operation
+        while owner is not None and owner not in position:
+            owner = owner.parent
+        if owner is not None:
+            found.append(position[owner])
+    return found
+
+
+def _flops(op: ir.Operation) -> float:
+    """Floating-point operations of an op, its regions included (once: trip counts are unknown)."""
+    total = 0.0
+    for nested in walk(op):
+        space = iteration_space(nested) if not nested.regions or nested.name.startswith("stablehlo.reduce") else None
+        total += space.flops if space is not None else 0.0
+    return total
+
+
+def _forward_values(ops: list[ir.Operation], forward: list[int]) -> list[Value]:
+    """The forward pass's dataflow in forward-op numbering, with each value's bytes."""
+    position = {i: k for k, i in enumerate(forward)}
+    top = {op: i for i, op in enumerate(ops)}
+    values = []
+    for k, i in enumerate(forward):
+        for result in ops[i].results:
+            readers = sorted({position[j] for j in _user_indices(result, top) if j in position and position[j] > k})
+            shape = shape_of(result)
+            if readers and shape is not None:
+                values.append(Value(k, tuple(readers), float(np.prod(shape, dtype=float)) * itemsize_of(result)))
+    return values
+
+
+def _segment(op: ir.Operation) -> int | None:
+    return ir.IntegerAttr(op.attributes[SEGMENT_ATTR]).value if SEGMENT_ATTR in op.attributes else None
+
+
+def _main(module: ir.Operation) -> ir.Operation | None:
+    for func in funcs(module):
+        if ir.StringAttr(func.attributes["sym_name"]).value == "main":
+            return func
+    return None
