@@ -315,8 +315,8 @@ def top_k(op: ir.Operation) -> IterationSpace:
 
 
 @_rule("stablehlo.rng", "stablehlo.rng_bit_generator")
-def random_numbers(op: ir.Operation) -> None:
-    """No loop nest: the random numbers must not depend on the sharding.
+def random_numbers(op: ir.Operation) -> IterationSpace:
+    """No loops: the random numbers must not depend on the sharding.
 
     XLA partitions a sharded ``rng`` into per-shard draws of the shard's shape, so the
     numbers change with the sharding (``lax.rng_uniform`` with a sharded result on 8
@@ -324,8 +324,7 @@ def random_numbers(op: ir.Operation) -> None:
     numbers, but its one state advances over the whole tensor, so no loop split cuts
     its work: replicating it and slicing the result (a free resharding) is as good.
     """
-    del op
-    return None
+    return _LoopNest().whole(_shapes(op.operands), _shapes(op.results))
 
 
 @_rule("stablehlo.batch_norm_inference", "stablehlo.batch_norm_training", "stablehlo.batch_norm_grad")

@@ -60,14 +60,14 @@ func.func @dynamic_update_slice_dynamic_slice(%cache: tensor<16x4096xf32>, %x: t
 
 // -----
 
-// rng numbers would change with the sharding, so rng runs replicated, with a warning.
+// rng numbers would change with the sharding, so rng runs replicated (by its rule:
+// no warning).
 // CHECK-LABEL: func @rng_replicated
 // CHECK: stablehlo.rng {{.*}} {mhlo.sharding = "{replicated}"}
 func.func @rng_replicated(%x: tensor<8x1024xf32>) -> tensor<8x1024xf32> {
   %lo = stablehlo.constant dense<0.0> : tensor<f32>
   %hi = stablehlo.constant dense<1.0> : tensor<f32>
   %shape = stablehlo.constant dense<[8, 1024]> : tensor<2xi64>
-  // expected-warning@+1 {{no sharding rule for 'stablehlo.rng'; it runs replicated}}
   %r = stablehlo.rng %lo, %hi, %shape, distribution = UNIFORM : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<8x1024xf32>
   %y = stablehlo.add %x, %r : tensor<8x1024xf32>
   return %y : tensor<8x1024xf32>
