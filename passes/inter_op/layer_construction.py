@@ -81,7 +81,7 @@ class LayerConstructionPass(Pass):
             diagnostics.error(main, f"option 'layers' is {layers} but the forward pass has {len(forward)} ops")
             return
         try:
-            clustering = cluster_operators([_flops(ops[i]) for i in forward], _forward_values(ops, forward), layers,
+            clustering = cluster_operators([op_flops(ops[i]) for i in forward], _forward_values(ops, forward), layers,
                                            delta=self.delta, boundaries=boundaries)
         except ClusteringInfeasibleError as error:
             diagnostics.error(main, f"layer construction: {error}")
@@ -126,8 +126,15 @@ def assign_layers(ops: list[ir.Operation], step: TrainingStep, forward_layer: di
                 layer[i] = min(known)
     for i in reversed(range(len(ops))):
         if math.isnan(layer[i]):
-            users = [layer[j] for r in ops[i].results for j in _user_indices(r, position) if not math.isnan(layer[j])]
+            users = [layer[j] for r in ops[i].results for j in user_indices(r, position) if not math.isnan(layer[j])]
             layer[i] = min(users) if users else 0
+    # The backward pass runs the layers in reverse: a backward op is in no later layer
+    # than a backward op it reads (a pairing that says otherwise, for a light op such
+    # as a bias gradient's reduce, would make the stages' parts wait on each other).
+    backward = set(step.ops(BACKWARD))
+    for i in sorted(backward):
+        inputs = [layer[producer[v]] for v in _reads(ops[i]) if v in producer and producer[v] in backward]
+        layer[i] = min([layer[i], *inputs])
     return [int(x) for x in layer]
 
 
@@ -142,7 +149,7 @@ def _argument_inside(value: ir.Value, op: ir.Operation) -> bool:
     return isinstance(value.owner, ir.Block) and value.owner.owner != op.parent
 
 
-def _user_indices(value: ir.Value, position: dict[ir.Operation, int]) -> list[int]:
+def user_indices(value: ir.Value, position: dict[ir.Operation, int]) -> list[int]:
     """The top-level ops (by ``position``) that read ``value``, also from inside their regions."""
     found = []
     for use in value.uses:
@@ -154,7 +161,7 @@ def _user_indices(value: ir.Value, position: dict[ir.Operation, int]) -> list[in
     return found
 
 
-def _flops(op: ir.Operation) -> float:
+def op_flops(op: ir.Operation) -> float:
     """Floating-point operations of an op, its regions included (once: trip counts are unknown)."""
     total = 0.0
     for nested in walk(op):
@@ -170,7 +177,7 @@ def _forward_values(ops: list[ir.Operation], forward: list[int]) -> list[Value]:
     values = []
     for k, i in enumerate(forward):
         for result in ops[i].results:
-            readers = sorted({position[j] for j in _user_indices(result, top) if j in position and position[j] > k})
+            readers = sorted({position[j] for j in user_indices(result, top) if j in position and position[j] > k})
             shape = shape_of(result)
             if readers and shape is not None:
                 values.append(Value(k, tuple(readers), float(np.prod(shape, dtype=float)) * itemsize_of(result)))

@@ -11,6 +11,7 @@ it computed before (``test/unit/test_outline.py`` runs both).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from jax._src.lib.mlir import ir
 
@@ -25,8 +26,18 @@ class OutlineError(ValueError):
     """The grouping cannot be outlined; the message says why."""
 
 
+@dataclass(frozen=True)
+class Outlined:
+    """A group's new function and the original values its arguments and results carry."""
+
+    func: ir.Operation
+    group: int
+    inputs: tuple[ir.Value, ...]
+    outputs: tuple[ir.Value, ...]
+
+
 def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
-            attributes: Sequence[dict[str, ir.Attribute]] = ()) -> list[ir.Operation]:
+            attributes: Sequence[dict[str, ir.Attribute]] = ()) -> list[Outlined]:
     """Move the ops of ``step_ops(func)`` into one function per group; ``func`` calls them.
 
     Args:
@@ -35,7 +46,8 @@ def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
       names: the symbol name of each group's function (unique in the module).
       attributes: optional discardable attributes per group, set on its function (e.g. its mesh).
 
-    Returns the new functions, in the order ``func`` calls them. A group without ops
+    Returns the new functions (with the values they take and give), in the order
+    ``func`` calls them. A group without ops
     gets no function. Raises :class:`OutlineError` when groups depend on each other in
     a cycle (no call order exists).
     """
@@ -51,29 +63,85 @@ def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
     for op, g in zip(ops, groups):
         op.attributes[GROUP] = ir.IntegerAttr.get(i64, g)
         members.setdefault(g, []).append(op)
-    inputs: dict[int, list[ir.Value]] = {g: [] for g in members}
-    outputs: dict[int, list[ir.Value]] = {g: [] for g in members}
-    after: dict[int, set[int]] = {g: set() for g in members}  # group -> groups it reads from
+    inputs, outputs, after = {}, {}, {}
     for g, group in members.items():
-        for op in group:
-            for nested in walk(op):
-                for value in nested.operands:
-                    source = _group_of(value)
-                    if source != g and not _defined_inside(value, op) and value not in inputs[g]:
-                        inputs[g].append(value)
-                        if source is not None:
-                            after[g].add(source)
-            outputs[g] += [r for r in op.results if any(_group_of(use.owner) != g for use in r.uses)]
+        inputs[g], outputs[g], after[g] = _boundary(group, g)
     order = _call_order(after, names)
     terminator = func.regions[0].blocks[0].operations[len(ops)].operation
     current: dict[ir.Value, ir.Value] = {}  # a value of an outlined group -> the call result that carries it
     created = []
     for g in order:
-        created.append(_outline_group(terminator, g, members[g], [current.get(v, v) for v in inputs[g]],
-                                      outputs[g], names[g], attributes[g] if attributes else {}, current))
+        callee = _outline_group(terminator, g, members[g], [current.get(v, v) for v in inputs[g]], outputs[g],
+                                names[g], attributes[g] if attributes else {}, current)
+        created.append(Outlined(callee, g, tuple(inputs[g]), tuple(outputs[g])))
     for op in ops:
         del op.attributes[GROUP]
     return created
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """Some of a function's ops as the public ``@main`` of a module of their own."""
+
+    module: ir.Module
+    inputs: tuple[ir.Value, ...]  # the original values @main's arguments stand for
+    outputs: tuple[ir.Value, ...]  # the original values @main returns
+    ops: tuple[ir.Operation, ...]  # the copies of the ops, in the order given
+
+
+def extract(func: ir.Operation, indices: Sequence[int]) -> Extracted:
+    """Copy ops ``step_ops(func)[i]`` for ``i`` in ``indices`` (program order kept) into a
+    new module: what they read from the other ops or ``func``'s arguments becomes
+    arguments of its ``@main``, what the other ops or ``func`` read from them its results.
+    ``func`` is unchanged. The stage DP costs a stage by planning such a module."""
+    ops = step_ops(func)
+    chosen = [ops[i] for i in sorted(set(indices))]
+    i64 = ir.IntegerType.get_signless(64, func.context)
+    for op in chosen:
+        op.attributes[GROUP] = ir.IntegerAttr.get(i64, 0)
+    try:
+        inputs, outputs, _ = _boundary(chosen, 0)
+    finally:
+        for op in chosen:
+            del op.attributes[GROUP]
+    with func.location:
+        module = ir.Module.create()
+        function_type = ir.FunctionType.get([v.type for v in inputs], [v.type for v in outputs])
+        with ir.InsertionPoint(module.body):
+            main = ir.Operation.create("func.func", regions=1, attributes={
+                "sym_name": string_attr("main"), "function_type": ir.TypeAttr.get(function_type)})
+        body = main.regions[0].blocks.append(*[v.type for v in inputs], arg_locs=[v.location for v in inputs])
+        mapping = dict(zip(inputs, body.arguments))
+        copies = []
+        for op in chosen:
+            copy = op.clone(ip=ir.InsertionPoint(body))
+            for nested in walk(copy):
+                for value in list(nested.operands):
+                    if value in mapping:
+                        nested.replace_uses_of_with(value, mapping[value])
+            mapping.update(zip(op.results, copy.results))
+            copies.append(copy)
+        with ir.InsertionPoint(body):
+            ir.Operation.create("func.return", operands=[mapping[v] for v in outputs])
+    return Extracted(module, tuple(inputs), tuple(outputs), tuple(copies))
+
+
+def _boundary(group: list[ir.Operation], g: int) -> tuple[list[ir.Value], list[ir.Value], set[int]]:
+    """What group ``g`` (its ops marked with ``GROUP``) reads from outside, what outside reads
+    from it, and the groups it reads from."""
+    inputs: list[ir.Value] = []
+    outputs: list[ir.Value] = []
+    after: set[int] = set()
+    for op in group:
+        for nested in walk(op):
+            for value in nested.operands:
+                source = _group_of(value)
+                if source != g and not _defined_inside(value, op) and value not in inputs:
+                    inputs.append(value)
+                    if source is not None:
+                        after.add(source)
+        outputs += [r for r in op.results if any(_group_of(use.owner) != g for use in r.uses)]
+    return inputs, outputs, after
 
 
 def _group_of(where: ir.Value | ir.Operation) -> int | None:

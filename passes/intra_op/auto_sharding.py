@@ -124,6 +124,15 @@ class AutoShardingPass(MeshOptions, Pass):
     # ------------------------------------------------------------------ driver
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        plan = self.plan_module(module, diagnostics)
+        if plan is not None and self.report:
+            try:
+                plan.save(self.report)
+            except OSError as error:
+                diagnostics.error(module, f"option 'report': cannot write {self.report}: {error.strerror}")
+
+    def plan_module(self, module: ir.Operation, diagnostics: Diagnostics) -> ShardingPlan | None:
+        """Annotate ``module`` as :meth:`apply` does and return its plan (``None`` after an error)."""
         try:
             physical = self._mesh(module)
             func = _main(module)
@@ -133,7 +142,7 @@ class AutoShardingPass(MeshOptions, Pass):
                                  f"{arguments} arguments")
         except ValueError as error:
             diagnostics.error(module, str(error))
-            return
+            return None
         mesh = DeviceMesh(physical.shape, axis_names=physical.axis_names, alpha=physical.alpha, beta=physical.beta)
         graph = Graph(func, mesh, StrategyOptions(
             allow_mixed_mesh_shape=self.allow_mixed_mesh_shape,
@@ -144,9 +153,8 @@ class AutoShardingPass(MeshOptions, Pass):
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
             if ALIASING_OUTPUT in attrs:
                 graph.add_alias(number, ir.IntegerAttr(attrs[ALIASING_OUTPUT]).value)
-        pinned_ok = self._pin(graph, func, mesh, diagnostics)
-        if not pinned_ok:
-            return
+        if not self._pin(graph, func, mesh, diagnostics):
+            return None
         self._force(graph, mesh)
         for node in graph.nodes:
             node.costs = node.costs + MEMORY_TIE_BREAK * graph.memory(node)
@@ -160,17 +168,13 @@ class AutoShardingPass(MeshOptions, Pass):
                                  time_limit=self.solver_time_limit or None)
         except ilp.IlpError as error:
             diagnostics.error(func, f"auto-sharding: {error}")
-            return
+            return None
         if not solution.optimal:
             diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit "
                                       f"({self.solver_time_limit} s); the plan is feasible but not proven optimal")
         plan = _annotate(graph, solution, func, mesh, physical)
         set_module_mesh(module, physical)
-        if self.report:
-            try:
-                plan.save(self.report)
-            except OSError as error:
-                diagnostics.error(module, f"option 'report': cannot write {self.report}: {error.strerror}")
+        return plan
 
     def _mesh(self, module: ir.Operation) -> DeviceMesh:
         found = module_mesh(module, MeshOptions())

@@ -14,7 +14,7 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.lowering.spmd import compile_module
 from alpa_mlir.passes import run_pipeline
 from alpa_mlir.passes.annotations import funcs
-from alpa_mlir.passes.inter_op.outline import OutlineError, outline
+from alpa_mlir.passes.inter_op.outline import OutlineError, extract, outline
 from alpa_mlir.passes.inter_op.training_step import step_ops
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
 
@@ -50,7 +50,7 @@ def test_contiguous_chunks_compute_the_same(chunks: int) -> None:
     count = len(step_ops(main))
     groups = [i * chunks // count for i in range(count)]
     created = outline(main, groups, [f"stage{g}" for g in range(chunks)])
-    assert [ir.StringAttr(f.attributes["sym_name"]).value for f in created] == [f"stage{g}" for g in range(chunks)]
+    assert [ir.StringAttr(o.func.attributes["sym_name"]).value for o in created] == [f"stage{g}" for g in range(chunks)]
     module.operation.verify()
     ops = [op.name for op in step_ops(main)]
     assert ops == ["func.call"] * chunks  # @main keeps only the calls
@@ -69,8 +69,9 @@ def test_groups_in_any_order_run_in_dependency_order() -> None:
     created = outline(main, [0 if i >= count // 2 else 1 for i in range(count)], ["late", "early"],
                       [{"alpa.stage": ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context), g)}
                        for g in range(2)])
-    assert [ir.StringAttr(f.attributes["sym_name"]).value for f in created] == ["early", "late"]
-    assert ir.IntegerAttr(created[0].attributes["alpa.stage"]).value == 1
+    assert [ir.StringAttr(o.func.attributes["sym_name"]).value for o in created] == ["early", "late"]
+    assert [o.group for o in created] == [1, 0]
+    assert ir.IntegerAttr(created[0].func.attributes["alpa.stage"]).value == 1
     for got, want in zip(run(module, flat), expected):
         np.testing.assert_array_equal(got, want)
 
@@ -88,7 +89,7 @@ def test_a_loop_reading_a_value_of_another_group() -> None:
     ops = step_ops(main)
     loop = next(i for i, op in enumerate(ops) if op.name == "stablehlo.while")
     created = outline(main, [0 if i < loop else 1 for i in range(len(ops))], ["before", "loop"])
-    loop_type = ir.FunctionType(ir.TypeAttr(created[1].attributes["function_type"]).value)
+    loop_type = ir.FunctionType(ir.TypeAttr(created[1].func.attributes["function_type"]).value)
     assert "tensor<4x4xf32>" in [str(t) for t in loop_type.inputs]
     for got, want in zip(run(module, args), expected):
         np.testing.assert_allclose(got, want, rtol=1e-6)
@@ -114,3 +115,27 @@ def test_group_numbers_are_checked() -> None:
         outline(main, [0, 0], ["a"])
     with pytest.raises(OutlineError, match=r"group numbers must lie in 0..0"):
         outline(main, [1], ["a"])
+
+
+def test_extracted_ops_compute_what_they_computed_in_place() -> None:
+    # The second half of an MLP step as a module of its own: fed the values the first
+    # half computes, it returns what @main returns from it.
+    step, args = mlp_step()
+    flat = jax.tree.leaves(args)
+    module = lowered(step, *args)
+    main = main_of(module)
+    count = len(step_ops(main))
+    first = extract(main, range(count // 2))
+    second = extract(main, range(count // 2, count))
+    assert len(step_ops(main)) == count  # the original is unchanged
+    assert [str(v.type) for v in second.inputs] == [str(v.type) for v in second.module.body.operations[0].regions[0]
+                                                    .blocks[0].arguments]
+    arguments = list(main.regions[0].blocks[0].arguments)
+    assert all(v in arguments for v in first.inputs)  # the first half reads only @main's arguments
+    produced = dict(zip(first.outputs, run(first.module, [flat[arguments.index(v)] for v in first.inputs])))
+    fed = [flat[arguments.index(v)] if v in arguments else produced[v] for v in second.inputs]
+    expected = dict(zip(list(main.regions[0].blocks[0].operations)[-1].operands, run(module, flat)))
+    assert sum(value in expected for value in second.outputs) >= 2  # new parameters and the loss
+    for value, got in zip(second.outputs, run(second.module, fed)):
+        if value in expected:
+            np.testing.assert_array_equal(got, expected[value])

@@ -1,0 +1,356 @@
+"""``alpa-stage-construction``: slice the layers into stages on submeshes (Sec. 5.2, Algorithm 1)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from jax._src.lib.mlir import ir
+
+from ...dialect.mesh import DeviceMesh, PhysicalCluster
+from ...dialect.sharding import ShardingSpec, mhlo_tuple_elements
+from ..annotations import MHLO_SHARDING, funcs, get_value_attrs, mesh_to_attr, set_value_attrs
+from ..intra_op.auto_sharding import AutoShardingPass
+from ..intra_op.cost_model import tile_bytes
+from ..intra_op.plan import ShardingPlan
+from ..intra_op.rules import itemsize_of, shape_of
+from ..registry import Diagnostics, Pass, register
+from .layer_construction import LAYER_ATTR, PHASE_ATTR, op_flops, user_indices
+from .outline import OutlineError, extract, outline
+from .stage_dp import InfeasiblePlanError, StageCosts, solve_stage_dp
+from .submesh import cover_submeshes, submesh_shapes
+from .training_step import APPLY, BACKWARD, FORWARD, step_ops
+
+STAGE_ATTR = "alpa.stage"
+LOG = logging.getLogger("alpa_mlir.stage_construction")
+
+
+@register
+@dataclass(frozen=True)
+class StageConstructionPass(Pass):
+    """Pick stages, submeshes and logical meshes by the DP of Eq. 3-4; outline one function per part.
+
+    Runs after ``alpa-layer-construction`` (every op of ``@main`` has ``alpa.layer`` and
+    ``alpa.phase``). For every layer range ``[i, j)``, submesh shape of the cluster
+    (Sec. 5.2's ``(1, 2^k)`` and ``(n, M)``, or all) and logical view of it, the range's
+    forward and backward ops are extracted into a module of their own and planned by
+    ``alpa-auto-sharding`` on that logical mesh; the stage latency ``t_intra`` is its
+    compute (FLOPs / (devices x ``device-flops``)) plus the ILP's communication cost,
+    with each mesh axis's alpha-beta from the hosts it spans. A range whose modules
+    print alike (repeated layers) is planned once. Memory for Eq. 5: the per-device
+    bytes of the parameters the stage reads and of the activations its backward
+    reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
+    Eq. 2 for ``num-micro-batches``; ``equal-layer`` and ``manual`` restrict it to one
+    slicing (the paper's ablation baseline and a user's own plan).
+
+    Output: the chosen stages are placed on the cluster (Appendix A's covering) and
+    planned once more as a whole stage (forward, backward and apply-gradient ops);
+    every op keeps that plan's ``mhlo.sharding``. Each stage's parts become
+    ``func.func private @stage<s>_forward`` / ``_backward`` / ``_apply`` with
+    ``alpa.stage = s`` and ``alpa.mesh`` (the logical mesh on its devices), their
+    arguments and results annotated; ``@main`` calls them in dependency order::
+
+        func.func private @stage0_forward(%arg0: tensor<8x64xf32> {mhlo.sharding = "{replicated}"}, ...)
+            attributes {alpa.mesh = {shape = array<i64: 1, 4>, device_ids = array<i64: 0, 1, 2, 3>, ...},
+                        alpa.stage = 0 : i64}
+        func.func public @main(...) {
+          %0:3 = call @stage0_forward(...)
+          %1:2 = call @stage1_forward(...)
+
+    The report (``report``) holds the stages (layers, submesh, devices, logical mesh,
+    latency, memory), Eq. 2's latency and the search's statistics. Resharding between
+    stages on different meshes is ``alpa-cross-mesh-resharding``'s job.
+    """
+
+    name = "alpa-stage-construction"
+
+    cluster_shape: tuple[int, ...] = field(default=(), metadata={"help": "hosts, devices per host (e.g. 1,8)"})
+    num_micro_batches: int = field(default=1, metadata={"help": "micro-batches B of Eq. 2"})
+    stage_mode: Literal["auto", "equal-layer", "manual"] = field(default="auto", metadata={
+        "help": "auto (the DP), equal-layer (num-stages stages of equal layers and devices), manual"})
+    num_stages: int = field(default=0, metadata={"help": "stages for stage-mode=equal-layer"})
+    stage_layers: tuple[int, ...] = field(default=(), metadata={"help": "manual: layers per stage, e.g. 2,2"})
+    stage_submeshes: tuple[int, ...] = field(default=(), metadata={
+        "help": "manual: each stage's submesh as hosts,devices pairs, e.g. 1,4,1,4"})
+    submesh_space: Literal["power-of-two", "all"] = field(default="power-of-two", metadata={
+        "help": "submesh shapes: Sec. 5.2's (1, 2^k) and (n, M), or all"})
+    logical_mesh_space: Literal["all", "physical"] = field(default="all", metadata={
+        "help": "logical views of a submesh: every 2-D shape of its devices, or its physical shape"})
+    device_memory: float = field(default=0.0, metadata={"help": "bytes per device for Eq. 5 (0: unlimited)"})
+    device_flops: float = field(default=1e13, metadata={"help": "FLOP/s of one device"})
+    intra_host_bandwidth: float = field(default=1e11, metadata={"help": "bytes/s between devices of a host"})
+    inter_host_bandwidth: float = field(default=3.125e9, metadata={"help": "bytes/s between hosts"})
+    intra_host_latency: float = field(default=5e-6, metadata={"help": "seconds per collective in a host"})
+    inter_host_latency: float = field(default=2e-5, metadata={"help": "seconds per collective across hosts"})
+    epsilon: float = field(default=1e-6, metadata={"help": "seconds; t_max candidates closer than this merge"})
+    report: str = field(default="", metadata={"help": "path of a JSON stage-plan report"})
+
+    def __post_init__(self) -> None:
+        if len(self.cluster_shape) != 2 or min(self.cluster_shape, default=0) < 1:
+            raise ValueError("option 'cluster-shape' must be two positive sizes: hosts, devices per host")
+        if self.num_micro_batches < 1:
+            raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
+        if self.stage_mode == "equal-layer" and self.num_stages < 1:
+            raise ValueError("option 'stage-mode=equal-layer' needs 'num-stages'")
+        if self.stage_mode == "manual" and (not self.stage_layers or
+                                            len(self.stage_submeshes) != 2 * len(self.stage_layers)):
+            raise ValueError("option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage "
+                             "in 'stage-submeshes'")
+        for label, value in (("device-flops", self.device_flops), ("intra-host-bandwidth", self.intra_host_bandwidth),
+                             ("inter-host-bandwidth", self.inter_host_bandwidth)):
+            if not value > 0:
+                raise ValueError(f"option '{label}' must be positive")
+        if self.device_memory < 0 or self.epsilon < 0 or self.intra_host_latency < 0 or self.inter_host_latency < 0:
+            raise ValueError("options 'device-memory', 'epsilon' and the latencies must not be negative")
+
+    def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        main = next((f for f in funcs(module) if ir.StringAttr(f.attributes["sym_name"]).value == "main"), None)
+        if main is None:
+            diagnostics.error(module, "stage construction needs a public @main")
+            return
+        ops = step_ops(main)
+        missing = [op for op in ops if LAYER_ATTR not in op.attributes or PHASE_ATTR not in op.attributes]
+        if missing:
+            diagnostics.error(missing[0], "stage construction needs alpa.layer and alpa.phase on every op of @main: "
+                                          "run alpa-layer-construction first")
+            return
+        layer = [ir.IntegerAttr(op.attributes[LAYER_ATTR]).value for op in ops]
+        phase = [ir.StringAttr(op.attributes[PHASE_ATTR]).value for op in ops]
+        num_layers = max(layer) + 1
+        cluster = PhysicalCluster(*self.cluster_shape, intra_host_alpha=self.intra_host_latency,
+                                  intra_host_beta=1.0 / self.intra_host_bandwidth,
+                                  inter_host_alpha=self.inter_host_latency,
+                                  inter_host_beta=1.0 / self.inter_host_bandwidth)
+        try:
+            candidates = self._candidates(num_layers)
+        except ValueError as error:
+            diagnostics.error(main, str(error))
+            return
+        submeshes = sorted({k for _, _, k in candidates})
+        views = {k: _logical_shapes(k, self.logical_mesh_space) for k in submeshes}
+        width = max(len(v) for v in views.values())
+        shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
+        latency, param_mem, act_mem = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
+        start, cache, solves = time.perf_counter(), {}, 0
+        for i, j, k in candidates:
+            indices = [n for n in range(len(ops)) if i <= layer[n] < j and phase[n] in (FORWARD, BACKWARD)]
+            for p, view in enumerate(views[k]):
+                mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
+                stage = extract(main, indices)
+                key = (str(stage.module), mesh.shape, mesh.alpha, mesh.beta)
+                if key not in cache:
+                    solves += 1
+                    cache[key] = self._stage_cost(stage, mesh, ops, indices, phase, main, diagnostics)
+                cost = cache[key]
+                if cost is None:
+                    return
+                latency[i, j, submeshes.index(k), p], param_mem[i, j, submeshes.index(k), p], \
+                    act_mem[i, j, submeshes.index(k), p] = cost
+        search_seconds = time.perf_counter() - start
+        LOG.info("stage costs: %d intra-op plans for %d candidates in %.1f s", solves, len(candidates), search_seconds)
+        costs = StageCosts(latency, tuple(submeshes), param_mem, act_mem, self.device_memory or math.inf)
+        tic = time.perf_counter()
+        try:
+            plan = solve_stage_dp(costs, tuple(self.cluster_shape), self.num_micro_batches, epsilon=self.epsilon)
+        except InfeasiblePlanError as error:
+            diagnostics.error(main, f"stage construction: {error}")
+            return
+        dp_seconds = time.perf_counter() - tic
+        placements = cover_submeshes(tuple(self.cluster_shape), [s.shape for s in plan.stages])
+        meshes = [cluster.logical_mesh(cluster.submesh(pl.host_start, pl.host_count, pl.device_start,
+                                                       pl.device_count), views[s.shape][s.logical_mesh])
+                  for s, pl in zip(plan.stages, placements)]
+        def stage_of_layer(number: int) -> int:
+            return next(s for s, st in enumerate(plan.stages) if st.start <= number < st.end)
+
+        _rematerialize_free_ops(main, lambda op: (stage_of_layer(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value),
+                                                  ir.StringAttr(op.attributes[PHASE_ATTR]).value))
+        ops = step_ops(main)
+        phase = [ir.StringAttr(op.attributes[PHASE_ATTR]).value for op in ops]
+        stage_of = [stage_of_layer(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value) for op in ops]
+        argument_shardings = []  # per stage: @main argument number -> the sharding the stage wants
+        for s, mesh in enumerate(meshes):
+            wanted = self._annotate_stage(main, [n for n in range(len(ops)) if stage_of[n] == s], mesh, diagnostics)
+            if wanted is None:
+                return
+            argument_shardings.append(wanted)
+        parts = [FORWARD, BACKWARD, APPLY]
+        groups = [stage_of[n] * len(parts) + parts.index(phase[n]) for n in range(len(ops))]
+        names = [f"stage{s}_{part}" for s in range(len(meshes)) for part in parts]
+        i64 = ir.IntegerType.get_signless(64, module.context)
+        attributes = [{STAGE_ATTR: ir.IntegerAttr.get(i64, s), "alpa.mesh": mesh_to_attr(mesh)}
+                      for s, mesh in enumerate(meshes) for _ in parts]
+        try:
+            outlined = outline(main, groups, names, attributes)
+        except OutlineError as error:
+            diagnostics.error(main, f"stage construction: {error}; the layers' ops depend on each other across "
+                                    "stages (e.g. one value computed from every gradient): mark the stages by hand")
+            return
+        for part in outlined:
+            _annotate_signature(part.func, part.inputs, part.outputs, argument_shardings[part.group // len(parts)])
+        if self.report:
+            self._write_report(module, diagnostics, plan, placements, meshes, costs, {
+                "intra_op_plans": solves, "candidates": len(candidates), "cost_seconds": search_seconds,
+                "dp_seconds": dp_seconds})
+
+    # ------------------------------------------------------------------ search space
+
+    def _candidates(self, num_layers: int) -> list[tuple[int, int, tuple[int, int]]]:
+        """(start, end, submesh) of every stage the mode allows."""
+        cluster = tuple(self.cluster_shape)
+        if self.stage_mode == "manual":
+            if sum(self.stage_layers) != num_layers or min(self.stage_layers) < 1:
+                raise ValueError(f"option 'stage-layers' {list(self.stage_layers)} must be positive and add up to "
+                                 f"the {num_layers} layers")
+            bounds = np.cumsum((0, *self.stage_layers))
+            shapes = [tuple(self.stage_submeshes[2 * s:2 * s + 2]) for s in range(len(self.stage_layers))]
+            return [(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]
+        if self.stage_mode == "equal-layer":
+            devices = cluster[0] * cluster[1]
+            if num_layers % self.num_stages or devices % self.num_stages:
+                raise ValueError(f"option 'num-stages' {self.num_stages} must divide the {num_layers} layers and "
+                                 f"the {devices} devices")
+            per, size = num_layers // self.num_stages, devices // self.num_stages
+            shape = (size // cluster[1], cluster[1]) if size >= cluster[1] else (1, size)
+            return [(s * per, (s + 1) * per, shape) for s in range(self.num_stages)]
+        shapes = submesh_shapes(cluster, self.submesh_space)
+        return [(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]
+
+    # ------------------------------------------------------------------ costs
+
+    def _stage_cost(self, stage, mesh: DeviceMesh, ops, indices, phase, main,
+                    diagnostics: Diagnostics) -> tuple[float, float, float] | None:
+        """``t_intra``, parameter bytes and activation bytes per device of one stage on ``mesh``."""
+        plan = self._plan(stage.module, mesh, diagnostics)
+        if plan is None:
+            return None
+        compute = sum(op_flops(ops[n]) for n in indices) / (mesh.size * self.device_flops)
+        arguments = list(main.regions[0].blocks[0].arguments)
+        params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh)
+                     for value, v in zip(stage.inputs, plan.arguments) if value in arguments and v.spec is not None)
+        backward = {n for n in indices if phase[n] == BACKWARD}
+        position = {op: n for n, op in enumerate(ops)}
+        saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
+        for n, copy in zip(sorted(indices), stage.ops):
+            if phase[n] != FORWARD:
+                continue
+            for result, text in zip(ops[n].results, result_shardings(copy)):
+                shape = shape_of(result)
+                if shape is not None and backward.intersection(user_indices(result, position)):
+                    spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
+                    saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
+        return compute + plan.objective, params, saved
+
+    def _plan(self, module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
+        planner = AutoShardingPass(mesh_shape=mesh.shape, mesh_alpha=mesh.alpha, mesh_beta=mesh.beta)
+        return planner.plan_module(module.operation, diagnostics)
+
+    def _annotate_stage(self, main: ir.Operation, indices: list[int], mesh: DeviceMesh,
+                        diagnostics: Diagnostics) -> dict[int, ir.Attribute] | None:
+        """Plan the whole stage (apply part included) on its mesh; its ops take the plan's
+        shardings. Returns the sharding the plan wants for each @main argument it reads."""
+        stage = extract(main, indices)
+        if self._plan(stage.module, mesh, diagnostics) is None:
+            return None
+        ops = step_ops(main)
+        for n, copy in zip(indices, stage.ops):
+            if MHLO_SHARDING in copy.attributes:
+                ops[n].attributes[MHLO_SHARDING] = copy.attributes[MHLO_SHARDING]
+        func = next(iter(funcs(stage.module.operation)))
+        return {ir.BlockArgument(value).arg_number: attrs[MHLO_SHARDING]
+                for value, attrs in zip(stage.inputs, get_value_attrs(func, "arg_attrs"))
+                if MHLO_SHARDING in attrs and isinstance(value.owner, ir.Block)}
+
+    def _write_report(self, module, diagnostics, plan, placements, meshes, costs, stats) -> None:
+        report = {
+            "cluster": list(self.cluster_shape), "num_micro_batches": self.num_micro_batches,
+            "latency": plan.latency, "t_max": plan.t_max, "stages": [
+                {"layers": [s.start, s.end], "submesh": list(s.shape), "devices": list(pl.device_ids),
+                 "logical_mesh": list(mesh.shape), "latency": s.latency,
+                 "param_bytes": float(costs.param_mem[s.start, s.end, s.submesh, s.logical_mesh]),
+                 "activation_bytes": float(costs.act_mem[s.start, s.end, s.submesh, s.logical_mesh])}
+                for s, pl, mesh in zip(plan.stages, placements, meshes)],
+            "search": stats}
+        try:
+            with open(self.report, "w") as f:
+                json.dump(report, f, indent=1)
+        except OSError as error:
+            diagnostics.error(module, f"option 'report': cannot write {self.report}: {error.strerror}")
+
+
+def result_shardings(op: ir.Operation) -> list[str]:
+    """The ``mhlo.sharding`` text of each result of an annotated op."""
+    text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+    return mhlo_tuple_elements(text) or [text] * len(op.results)
+
+
+def _annotate_signature(func: ir.Operation, inputs: tuple[ir.Value, ...], outputs: tuple[ir.Value, ...],
+                        argument_shardings: dict[int, ir.Attribute]) -> None:
+    """A part's arguments and results carry the shardings their values have: as the
+    producing op makes them, or (an argument of @main) as the stage's plan wants it."""
+    def sharding(value: ir.Value) -> ir.Attribute | None:
+        if isinstance(value.owner, ir.Block):  # an argument of @main
+            return argument_shardings.get(ir.BlockArgument(value).arg_number)
+        producer = value.owner
+        if MHLO_SHARDING not in producer.attributes:
+            return None
+        return ir.StringAttr.get(result_shardings(producer)[ir.OpResult(value).result_number], func.context)
+
+    for which, values in (("arg_attrs", inputs), ("res_attrs", outputs)):
+        dicts = get_value_attrs(func, which)
+        for attrs, value in zip(dicts, values):
+            found = sharding(value)
+            if found is not None:
+                attrs[MHLO_SHARDING] = found
+        set_value_attrs(func, which, dicts)
+
+
+def _logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]]:
+    """The logical views of a submesh: its physical shape, or every 2-D shape of its devices."""
+    if space == "physical":
+        return [submesh]
+    devices = submesh[0] * submesh[1]
+    return [(a, devices // a) for a in range(1, devices + 1) if devices % a == 0]
+
+
+FREE_OPS = ("stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
+            "stablehlo.convert")
+
+
+def _rematerialize_free_ops(main: ir.Operation, part_of) -> None:
+    """Give every part its own copy of the constants it reads (and of broadcasts, reshapes and
+    converts of constants): recomputing them is free, moving them between meshes is not, and
+    one constant shared by the updates of every layer would tie the stages' parts together."""
+    ops = step_ops(main)
+    position = {op: n for n, op in enumerate(ops)}
+    constant: set[int] = set()  # ops computed from constants only
+    for n, op in enumerate(ops):
+        if op.name in FREE_OPS and all(not isinstance(v.owner, ir.Block) and position.get(v.owner.operation) in constant
+                                       for v in op.operands):
+            constant.add(n)
+    for n in sorted(constant, reverse=True):  # users first: a copied broadcast asks for its own constant
+        op = ops[n]
+        home = part_of(op)
+        by_part: dict = {}
+        for result in op.results:
+            for use in list(result.uses):
+                user = use.owner.operation
+                while user.parent is not None and user.parent != main:
+                    user = user.parent.operation
+                if user.parent is None or part_of(user) == home:
+                    continue
+                by_part.setdefault(part_of(user), []).append((use.owner.operation, use.operand_number, result))
+        for uses in by_part.values():
+            copy = op.clone(ip=ir.InsertionPoint(op))
+            first = uses[0][0]
+            while first.parent != main:
+                first = first.parent.operation
+            copy.attributes[LAYER_ATTR] = first.attributes[LAYER_ATTR]
+            copy.attributes[PHASE_ATTR] = first.attributes[PHASE_ATTR]
+            for user, number, result in uses:
+                user.operands[number] = copy.results[ir.OpResult(result).result_number]

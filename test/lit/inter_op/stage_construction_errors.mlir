@@ -1,0 +1,48 @@
+// Errors at a location.
+// RUN: alpa-opt %s --split-input-file --verify-diagnostics --alpa-stage-construction='cluster-shape=1,4'
+// Memory that no plan fits (Eq. 5).
+// RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 device-memory=16})' 2>&1 | FileCheck %s --check-prefix=MEMORY
+// MEMORY: error: stage construction: no stage plan fits device memory
+// Options, rejected before any module is read.
+// RUN: not alpa-opt %s --alpa-stage-construction 2>&1 | FileCheck %s --check-prefix=OPT-CLUSTER
+// OPT-CLUSTER: alpa-opt: error: alpa-stage-construction: option 'cluster-shape' must be two positive sizes: hosts, devices per host
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=equal-layer' 2>&1 | FileCheck %s --check-prefix=OPT-EQUAL
+// OPT-EQUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=equal-layer' needs 'num-stages'
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=manual stage-layers=1,1 stage-submeshes=1,2' 2>&1 | FileCheck %s --check-prefix=OPT-MANUAL
+// OPT-MANUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage in 'stage-submeshes'
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
+// OPT-MICRO: alpa-opt: error: alpa-stage-construction: option 'num-micro-batches' must be positive; got 0
+
+// Ops without alpa.layer: layer construction has not run.
+module @no_layers {
+  func.func public @main(%arg0: tensor<16x16xf32>, %arg1: tensor<16x16xf32>, %arg2: tensor<4x16xf32>) -> (tensor<16x16xf32> {jax.result_info = "result[0]"}, tensor<16x16xf32> {jax.result_info = "result[1]"}, tensor<f32> {jax.result_info = "result[2]"}) {
+    // expected-error@+1 {{stage construction needs alpa.layer and alpa.phase on every op of @main: run alpa-layer-construction first}}
+    %0 = stablehlo.dot_general %arg2, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+    %1 = stablehlo.tanh %0 : tensor<4x16xf32>
+    %cst = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f32>) -> tensor<4x16xf32>
+    %3 = stablehlo.subtract %2, %1 : tensor<4x16xf32>
+    %4 = stablehlo.dot_general %1, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+    %5 = stablehlo.reduce(%4 init: %cst_0) applies stablehlo.add across dimensions = [0, 1] : (tensor<4x16xf32>, tensor<f32>) -> tensor<f32>
+    %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<f32>
+    %6 = stablehlo.broadcast_in_dim %cst_1, dims = [] : (tensor<f32>) -> tensor<4x16xf32>
+    %7 = stablehlo.dot_general %6, %1, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
+    %8 = stablehlo.transpose %7, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %9 = stablehlo.dot_general %6, %arg1, contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
+    %10 = stablehlo.multiply %9, %3 : tensor<4x16xf32>
+    %11 = stablehlo.multiply %10, %1 : tensor<4x16xf32>
+    %12 = stablehlo.add %10, %11 : tensor<4x16xf32>
+    %13 = stablehlo.dot_general %12, %arg2, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<16x16xf32>
+    %14 = stablehlo.transpose %13, dims = [1, 0] : (tensor<16x16xf32>) -> tensor<16x16xf32>
+    %cst_2 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %15 = stablehlo.broadcast_in_dim %cst_2, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %16 = stablehlo.multiply %15, %14 : tensor<16x16xf32>
+    %17 = stablehlo.subtract %arg0, %16 : tensor<16x16xf32>
+    %cst_3 = stablehlo.constant dense<1.000000e-01> : tensor<f32>
+    %18 = stablehlo.broadcast_in_dim %cst_3, dims = [] : (tensor<f32>) -> tensor<16x16xf32>
+    %19 = stablehlo.multiply %18, %8 : tensor<16x16xf32>
+    %20 = stablehlo.subtract %arg1, %19 : tensor<16x16xf32>
+    return %17, %20, %5 : tensor<16x16xf32>, tensor<16x16xf32>, tensor<f32>
+  }
+}

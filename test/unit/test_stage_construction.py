@@ -1,0 +1,111 @@
+"""alpa-stage-construction: the DP's stages, meshes on the cluster, and stage functions that compute
+what the unsplit step computes."""
+
+from __future__ import annotations
+
+import json
+
+import jax
+import numpy as np
+import pytest
+from jax._src.lib.mlir import ir
+
+from alpa_mlir import models
+from alpa_mlir.dialect import make_context
+from alpa_mlir.dialect.mesh import DeviceMesh
+from alpa_mlir.lowering.spmd import compile_module
+from alpa_mlir.passes import run_pipeline
+from alpa_mlir.passes.annotations import funcs
+from alpa_mlir.runtime.mesh_executable import MeshExecutable
+
+MLP = models.MLPConfig(sizes=(64, 64, 64, 64, 64))
+
+
+def mlp_module(layers: int = 4) -> tuple[ir.Module, list]:
+    model = models.mlp(MLP)
+    args = model.init(jax.random.key(0), 8)
+    text = jax.jit(model.train_step).lower(*args).as_text(debug_info=True)
+    module = ir.Module.parse(text, context=make_context())
+    run_pipeline(module, f"builtin.module(alpa-import-pipeline, alpa-layer-construction{{layers={layers}}})")
+    return module, jax.tree.leaves(args)
+
+
+def staged(options: str, tmp_path) -> tuple[ir.Module, dict, list]:
+    module, flat = mlp_module()
+    report = tmp_path / "stages.json"
+    run_pipeline(module, f"builtin.module(alpa-stage-construction{{{options} report={report}}})")
+    return module, json.loads(report.read_text()), flat
+
+
+def functions(module: ir.Module) -> dict[str, ir.Operation]:
+    return {ir.StringAttr(f.attributes["sym_name"]).value: f for f in funcs(module.operation)}
+
+
+def mesh_devices(func: ir.Operation) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(ir.DictAttr(func.attributes["alpa.mesh"])["device_ids"]))
+
+
+def run_on_one_device(module: ir.Module, flat: list) -> list[np.ndarray]:
+    text = str(module)
+    with make_context():
+        copy = ir.Module.parse(text)
+        run_pipeline(copy, "builtin.module(alpa-strip-sharding)")
+        return [np.asarray(x) for x in MeshExecutable(compile_module(copy, DeviceMesh((1,))))(*flat)]
+
+
+def test_auto_stages_cover_the_layers_and_the_cluster(tmp_path) -> None:
+    module, report, flat = staged("cluster-shape=1,4 num-micro-batches=8", tmp_path)
+    stages = report["stages"]
+    assert [s["layers"] for s in stages] == sorted(s["layers"] for s in stages)
+    assert stages[0]["layers"][0] == 0 and stages[-1]["layers"][1] == 4
+    assert all(a["layers"][1] == b["layers"][0] for a, b in zip(stages, stages[1:]))
+    assert sorted(d for s in stages for d in s["devices"]) == [0, 1, 2, 3]
+    # Eq. 2 on the reported stage latencies.
+    latencies = [s["latency"] for s in stages]
+    assert report["latency"] == pytest.approx(sum(latencies) + 7 * max(latencies))
+    found = functions(module)
+    for s, stage in enumerate(stages):
+        # A stage's forward, backward and apply parts share its mesh (Sec. 5.1 colocation).
+        parts = [found[f"stage{s}_{part}"] for part in ("forward", "backward", "apply") if f"stage{s}_{part}" in found]
+        assert parts and all(mesh_devices(p) == stage["devices"] for p in parts)
+    assert report["search"]["intra_op_plans"] < report["search"]["candidates"] * 4  # repeated layers planned once
+
+
+def test_stage_functions_compute_the_unsplit_step(tmp_path) -> None:
+    original, flat = mlp_module()
+    expected = run_on_one_device(original, flat)
+    module, _, _ = staged("cluster-shape=1,4 num-micro-batches=4", tmp_path)
+    for got, want in zip(run_on_one_device(module, flat), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_equal_layer_mode_splits_layers_and_devices_evenly(tmp_path) -> None:
+    _, report, _ = staged("cluster-shape=1,4 stage-mode=equal-layer num-stages=2", tmp_path)
+    assert [(s["layers"], s["submesh"], s["devices"]) for s in report["stages"]] == [
+        ([0, 2], [1, 2], [0, 1]), ([2, 4], [1, 2], [2, 3])]
+
+
+def test_manual_mode_takes_the_given_stages(tmp_path) -> None:
+    _, report, _ = staged("cluster-shape=1,4 stage-mode=manual stage-layers=1,3 stage-submeshes=1,1,1,3", tmp_path)
+    assert [(s["layers"], s["submesh"]) for s in report["stages"]] == [([0, 1], [1, 1]), ([1, 4], [1, 3])]
+
+
+def test_more_micro_batches_never_raise_the_bottleneck(tmp_path) -> None:
+    # Eq. 2 weighs the slowest stage by B - 1: with many micro-batches the plan balances it.
+    _, few, _ = staged("cluster-shape=1,4 num-micro-batches=1", tmp_path)
+    _, many, _ = staged("cluster-shape=1,4 num-micro-batches=64", tmp_path)
+    assert max(s["latency"] for s in many["stages"]) <= max(s["latency"] for s in few["stages"]) + 1e-12
+
+
+def test_memory_too_small_for_any_plan_is_an_error(tmp_path) -> None:
+    module, _ = mlp_module()
+    with pytest.raises(ir.MLIRError, match="no stage plan fits device memory"):
+        run_pipeline(module, "builtin.module(alpa-stage-construction{cluster-shape=1,4 device-memory=1})")
+
+
+def test_layers_are_needed(tmp_path) -> None:
+    model = models.mlp(MLP)
+    module = ir.Module.parse(jax.jit(model.train_step).lower(*model.init(jax.random.key(0), 8)).as_text(),
+                             context=make_context())
+    with pytest.raises(ir.MLIRError, match="run alpa-layer-construction first"):
+        run_pipeline(module, "builtin.module(alpa-import-pipeline, alpa-stage-construction{cluster-shape=1,4})")
