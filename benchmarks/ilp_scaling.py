@@ -40,7 +40,7 @@ from alpa_mlir.passes import run_pipeline  # noqa: E402
 FULL_LAYERS = (1, 2, 4, 8, 16, 24, 32, 48)
 FULL_MESHES = ((1, 8), (2, 4), (8, 8))
 SOLVER_FIELDS = ("nodes", "nodes_after_reduction", "edges_after_reduction", "variables", "constraints",
-                 "build_seconds", "solve_seconds", "status", "objective")
+                 "build_seconds", "solve_seconds", "status", "method", "objective")
 
 
 def lower_gpt(config: models.GPTConfig, batch_size: int) -> tuple[str, tuple[int, ...]]:
@@ -101,7 +101,8 @@ COLUMNS = (("mesh", "mesh", "{}"), ("layers", "layers", "{}"), ("ops", "ops", "{
            ("nodes", "ILP nodes", "{}"), ("nodes_after_reduction", "after reduction", "{}"),
            ("variables", "variables", "{}"), ("constraints", "constraints", "{}"),
            ("build_seconds", "build s", "{:.2f}"), ("solve_seconds", "solve s", "{:.2f}"),
-           ("status", "status", "{}"), ("objective", "objective", "{:.4g}"), ("pass_seconds", "pass s", "{:.1f}"))
+           ("status", "status", "{}"), ("method", "method", "{}"), ("objective", "objective", "{:.4g}"),
+           ("pass_seconds", "pass s", "{:.1f}"))
 
 
 def markdown(result: dict) -> str:
@@ -157,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             print("    " + (f"error: {row['error']}" if "error" in row else
                            f"{row['ops']} ops, {row['nodes']} -> {row['nodes_after_reduction']} nodes, "
                            f"{row['variables']} vars, {row['constraints']} constraints, build "
-                           f"{row['build_seconds']:.2f} s, solve {row['solve_seconds']:.2f} s, {row['status']}, "
+                           f"{row['build_seconds']:.2f} s, solve {row['solve_seconds']:.2f} s, {row['status']} "
+                           f"({row['method']}), "
                            f"pass {row['pass_seconds']:.1f} s"), flush=True)
             Path(f"{out}.json").write_text(json.dumps(result, indent=1) + "\n")
             Path(f"{out}.md").write_text(markdown(result))
