@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import logging
 import os
 import re
 import shlex
@@ -209,6 +210,13 @@ def reproducer(args, chunk: Chunk, elements: list, source_is_file: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    # Long passes (the stage search) log a line per phase on stderr; other libraries' logs stay off.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    logger = logging.getLogger("alpa_mlir")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
     parser = make_parser()
     try:
         rest, pass_flags = split_pass_flags(argv, parser)

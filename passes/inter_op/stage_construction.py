@@ -137,6 +137,7 @@ class StageConstructionPass(Pass):
         shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
         latency, param_mem, act_mem = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
         start, cache, solves = time.perf_counter(), {}, 0
+        LOG.info("stage construction: costing %d layers on %d submesh shapes", num_layers, len(submeshes))
         for i, j, k in candidates:
             indices = [n for n in range(len(ops)) if i <= layer[n] < j and phase[n] in (FORWARD, BACKWARD)]
             for p, view in enumerate(views[k]):
@@ -152,7 +153,8 @@ class StageConstructionPass(Pass):
                 latency[i, j, submeshes.index(k), p], param_mem[i, j, submeshes.index(k), p], \
                     act_mem[i, j, submeshes.index(k), p] = cost
         search_seconds = time.perf_counter() - start
-        LOG.info("stage costs: %d intra-op plans for %d candidates in %.1f s", solves, len(candidates), search_seconds)
+        LOG.info("stage construction: %d intra-op plans for %d (layer range, submesh) candidates in %.1f s",
+                 solves, len(candidates), search_seconds)
         costs = StageCosts(latency, tuple(submeshes), param_mem, act_mem, self.device_memory or math.inf)
         tic = time.perf_counter()
         try:
@@ -161,6 +163,8 @@ class StageConstructionPass(Pass):
             diagnostics.error(main, f"stage construction: {error}")
             return
         dp_seconds = time.perf_counter() - tic
+        LOG.info("stage construction: DP in %.3f s: %d stages, predicted latency %.4g s", dp_seconds,
+                 len(plan.stages), plan.latency)
         placements = cover_submeshes(tuple(self.cluster_shape), [s.shape for s in plan.stages])
         meshes = [cluster.logical_mesh(cluster.submesh(pl.host_start, pl.host_count, pl.device_start,
                                                        pl.device_count), views[s.shape][s.logical_mesh])
