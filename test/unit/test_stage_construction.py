@@ -109,3 +109,23 @@ def test_layers_are_needed(tmp_path) -> None:
                              context=make_context())
     with pytest.raises(ir.MLIRError, match="run alpa-layer-construction first"):
         run_pipeline(module, "builtin.module(alpa-import-pipeline, alpa-stage-construction{cluster-shape=1,4})")
+
+
+def test_gpt_stages_colocate_and_compute_the_unsplit_step(tmp_path) -> None:
+    model = models.gpt(models.GPTConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8))
+    args = model.init(jax.random.key(0), 8)
+    flat = jax.tree.leaves(args)
+    module = ir.Module.parse(jax.jit(model.train_step).lower(*args).as_text(debug_info=True), context=make_context())
+    run_pipeline(module, "builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2})")
+    expected = run_on_one_device(module, flat)
+    report = tmp_path / "stages.json"
+    run_pipeline(module, "builtin.module(alpa-stage-construction{cluster-shape=1,2 stage-mode=equal-layer "
+                         f"num-stages=2 report={report}}})")
+    stages = json.loads(report.read_text())["stages"]
+    assert [(s["layers"], s["devices"]) for s in stages] == [([0, 1], [0]), ([1, 2], [1])]
+    found = functions(module)
+    for s, stage in enumerate(stages):
+        assert mesh_devices(found[f"stage{s}_forward"]) == mesh_devices(found[f"stage{s}_backward"]) == \
+            stage["devices"]
+    for got, want in zip(run_on_one_device(module, flat), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
