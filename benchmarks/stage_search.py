@@ -9,7 +9,7 @@ solved and of candidates; the predicted pipeline latency (Eq. 2, analytic costs)
 stages. Results go to ``OUT.json`` (after every run) and ``OUT.md``.
 
     python benchmarks/stage_search.py --quick
-    python benchmarks/stage_search.py --model 350M --layers 4 --cluster 1x8 --micro-batches 16
+    python benchmarks/stage_search.py --model 350M --model-layers 8 --layers 4 --cluster 1x8 --micro-batches 8
 """
 
 from __future__ import annotations
@@ -50,7 +50,11 @@ def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tup
     row = {"mode": mode, "cluster": "x".join(map(str, cluster)), "layers": layers}
     module = lowered(config, batch_size)
     start = time.perf_counter()
-    run_pipeline(module, f"builtin.module(alpa-layer-construction{{layers={layers}}})")
+    try:
+        run_pipeline(module, f"builtin.module(alpa-layer-construction{{layers={layers}}})")
+    except ir.MLIRError as error:
+        row.update(status="error", error=str(error).splitlines()[-1])
+        return row
     row["clustering_seconds"] = time.perf_counter() - start
     report = workdir / f"stages_{mode}.json"
     options = f"cluster-shape={cluster[0]},{cluster[1]} num-micro-batches={micro_batches} report={report}"
@@ -99,7 +103,7 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="350M", choices=sorted(models.GPT3), help="GPT-3 width preset")
-    parser.add_argument("--model-layers", type=int, default=4, help="transformer layers of the traced model")
+    parser.add_argument("--model-layers", type=int, default=8, help="transformer layers of the traced model")
     parser.add_argument("--seq-len", type=int, default=256)
     parser.add_argument("--layers", type=int, default=4, help="layers L of the clustering")
     parser.add_argument("--cluster", default="1x8", help="hosts x devices per host")

@@ -22,7 +22,7 @@ from ..intra_op.rules import itemsize_of, shape_of
 from ..registry import Diagnostics, Pass, register
 from .layer_construction import LAYER_ATTR, PHASE_ATTR, op_flops, user_indices
 from .outline import OutlineError, extract, outline
-from .stage_dp import InfeasiblePlanError, StageCosts, solve_stage_dp
+from .stage_dp import StageCosts, StageDPError, solve_stage_dp
 from .submesh import cover_submeshes, submesh_shapes
 from .training_step import APPLY, BACKWARD, FORWARD, step_ops
 
@@ -138,20 +138,27 @@ class StageConstructionPass(Pass):
         latency, param_mem, act_mem = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
         start, cache, solves = time.perf_counter(), {}, 0
         LOG.info("stage construction: costing %d layers on %d submesh shapes", num_layers, len(submeshes))
+        # Every candidate plans the same ops again: their warnings are reported once, below.
+        sink: list = []
+        costing = Diagnostics(sink)
         for i, j, k in candidates:
             indices = [n for n in range(len(ops)) if i <= layer[n] < j and phase[n] in (FORWARD, BACKWARD)]
+            stage = extract(main, indices)
+            text = str(stage.module)
             for p, view in enumerate(views[k]):
                 mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
-                stage = extract(main, indices)
-                key = (str(stage.module), mesh.shape, mesh.alpha, mesh.beta)
+                key = (text, mesh.shape, mesh.alpha, mesh.beta)
                 if key not in cache:
                     solves += 1
-                    cache[key] = self._stage_cost(stage, mesh, ops, indices, phase, main, diagnostics)
-                cost = cache[key]
-                if cost is None:
+                    cache[key] = self._stage_cost(stage, mesh, ops, indices, phase, main, costing)
+                if cache[key] is None:  # the planner's error is reported at its op
+                    diagnostics.failed = True
                     return
-                latency[i, j, submeshes.index(k), p], param_mem[i, j, submeshes.index(k), p], \
-                    act_mem[i, j, submeshes.index(k), p] = cost
+                index = (i, j, submeshes.index(k), p)
+                latency[index], param_mem[index], act_mem[index] = cache[key]
+        for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
+                                               if severity == "warning"):
+            diagnostics.warning(location, message)
         search_seconds = time.perf_counter() - start
         LOG.info("stage construction: %d intra-op plans for %d (layer range, submesh) candidates in %.1f s",
                  solves, len(candidates), search_seconds)
@@ -159,16 +166,21 @@ class StageConstructionPass(Pass):
         tic = time.perf_counter()
         try:
             plan = solve_stage_dp(costs, tuple(self.cluster_shape), self.num_micro_batches, epsilon=self.epsilon)
-        except InfeasiblePlanError as error:
+        except StageDPError as error:
             diagnostics.error(main, f"stage construction: {error}")
             return
         dp_seconds = time.perf_counter() - tic
         LOG.info("stage construction: DP in %.3f s: %d stages, predicted latency %.4g s", dp_seconds,
                  len(plan.stages), plan.latency)
-        placements = cover_submeshes(tuple(self.cluster_shape), [s.shape for s in plan.stages])
+        try:
+            placements = cover_submeshes(tuple(self.cluster_shape), [s.shape for s in plan.stages])
+        except ValueError as error:
+            diagnostics.error(main, f"stage construction: option 'stage-submeshes': {error}")
+            return
         meshes = [cluster.logical_mesh(cluster.submesh(pl.host_start, pl.host_count, pl.device_start,
                                                        pl.device_count), views[s.shape][s.logical_mesh])
                   for s, pl in zip(plan.stages, placements)]
+
         def stage_of_layer(number: int) -> int:
             return next(s for s, st in enumerate(plan.stages) if st.start <= number < st.end)
 
