@@ -24,6 +24,7 @@ import platform
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")  # lowering needs no accelerator
@@ -106,21 +107,27 @@ COLUMNS = (("mesh", "mesh", "{}"), ("layers", "layers", "{}"), ("ops", "ops", "{
 
 
 def markdown(result: dict) -> str:
-    m, s = result["machine"], result["settings"]
-    lines = ["# alpa-auto-sharding ILP scaling on GPT training steps", "",
+    s = result["settings"]
+    return markdown_table(
+        "alpa-auto-sharding ILP scaling on GPT training steps", result,
+        f"Model: GPT (Adam), hidden {s['hidden']}, heads {s['heads']}, seq {s['seq_len']}, vocab {s['vocab']}, "
+        f"{s['dtype']}, global batch {s['batch_size']}; solver HiGHS, time limit {s['time_limit'] or 'none'}. "
+        "\"pass s\" is the wall time of alpa-auto-sharding (strategy enumeration, costs, ILP, annotation); "
+        "build/solve s are the ILP's own.", COLUMNS)
+
+
+def markdown_table(title: str, result: dict, settings: str, columns: tuple) -> str:
+    """A benchmark's Markdown: title, machine, settings, one table row per run (and its error)."""
+    m = result["machine"]
+    lines = [f"# {title}", "",
              f"Machine: {m['cpus']} CPUs ({m['cpus_usable']} usable), {m['processor']}, {m['platform']}; "
-             f"Python {m['python']}, JAX {m['jax']}, alpa-mlir {m['alpa_mlir']}; {m['date']}.", "",
-             f"Model: GPT (Adam), hidden {s['hidden']}, heads {s['heads']}, seq {s['seq_len']}, vocab {s['vocab']}, "
-             f"{s['dtype']}, global batch {s['batch_size']}; solver HiGHS, time limit "
-             f"{s['time_limit'] or 'none'}. \"pass s\" is the wall time of alpa-auto-sharding (strategy enumeration, "
-             "costs, ILP, annotation); build/solve s are the ILP's own.", "",
-             "| " + " | ".join(title for _, title, _ in COLUMNS) + " |",
-             "|" + "---|" * len(COLUMNS)]
+             f"Python {m['python']}, JAX {m['jax']}, alpa-mlir {m['alpa_mlir']}; {m['date']}.", "", settings, "",
+             "| " + " | ".join(title for _, title, _ in columns) + " |", "|" + "---|" * len(columns)]
     for row in result["runs"]:
-        cells = [fmt.format(row[key]) if row.get(key) is not None else "" for key, _, fmt in COLUMNS]
+        cells = [fmt.format(row[key]) if row.get(key) is not None else "" for key, _, fmt in columns]
         lines.append("| " + " | ".join(cells) + " |")
         if "error" in row:
-            lines.append(f"|  | error: {row['error']} |" + " |" * (len(COLUMNS) - 2))
+            lines.append(f"|  | error: {row['error']} |" + " |" * (len(columns) - 2))
     return "\n".join(lines) + "\n"
 
 
@@ -161,10 +168,15 @@ def main(argv: list[str] | None = None) -> int:
                            f"{row['build_seconds']:.2f} s, solve {row['solve_seconds']:.2f} s, {row['status']} "
                            f"({row['method']}), "
                            f"pass {row['pass_seconds']:.1f} s"), flush=True)
-            Path(f"{out}.json").write_text(json.dumps(result, indent=1) + "\n")
-            Path(f"{out}.md").write_text(markdown(result))
+            save(result, out, markdown)
     print(f"wrote {out}.json and {out}.md")
     return 1 if any("error" in row for row in result["runs"]) else 0
+
+
+def save(result: dict, out: Path, markdown: Callable[[dict], str]) -> None:
+    """Write OUT.json and OUT.md (after every run, so an interrupted sweep keeps what finished)."""
+    Path(f"{out}.json").write_text(json.dumps(result, indent=1) + "\n")
+    Path(f"{out}.md").write_text(markdown(result))
 
 
 if __name__ == "__main__":

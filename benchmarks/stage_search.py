@@ -34,7 +34,7 @@ from alpa_mlir.dialect import make_context  # noqa: E402
 from alpa_mlir.passes import run_pipeline  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ilp_scaling import machine_info  # noqa: E402
+from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
 
 
 def lowered(config: models.GPTConfig, batch_size: int) -> ir.Module:
@@ -83,21 +83,13 @@ COLUMNS = (("mode", "mode", "{}"), ("cluster", "cluster", "{}"), ("layers", "lay
 
 
 def markdown(result: dict) -> str:
-    m, s = result["machine"], result["settings"]
-    lines = ["# Inter-op plan search on GPT training steps", "",
-             f"Machine: {m['cpus']} CPUs ({m['cpus_usable']} usable), {m['processor']}, {m['platform']}; "
-             f"Python {m['python']}, JAX {m['jax']}; {m['date']}.", "",
-             f"Model: GPT-3 {s['model']} width, {s['model_layers']} transformer layers, seq {s['seq_len']}, Adam, "
-             f"global batch {s['batch_size']}, {s['micro_batches']} micro-batches; analytic stage costs "
-             "(alpa-stage-construction defaults: 1e13 FLOP/s per device, 100 GB/s in a host, 25 Gbit/s between "
-             "hosts). Stages are `[first, last) layer @ submesh (logical mesh)`.", "",
-             "| " + " | ".join(title for _, title, _ in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    for row in result["runs"]:
-        lines.append("| " + " | ".join(fmt.format(row[key]) if row.get(key) is not None else "" for key, _, fmt
-                                       in COLUMNS) + " |")
-        if "error" in row:
-            lines.append(f"|  | error: {row['error']} |" + " |" * (len(COLUMNS) - 2))
-    return "\n".join(lines) + "\n"
+    s = result["settings"]
+    return markdown_table(
+        "Inter-op plan search on GPT training steps", result,
+        f"Model: GPT-3 {s['model']} width, {s['model_layers']} transformer layers, seq {s['seq_len']}, Adam, "
+        f"global batch {s['batch_size']}, {s['micro_batches']} micro-batches; analytic stage costs "
+        "(alpa-stage-construction defaults: 1e13 FLOP/s per device, 100 GB/s in a host, 25 Gbit/s between hosts). "
+        "Stages are `[first, last) layer @ submesh (logical mesh)`.", COLUMNS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             row = run_one(config, args.batch_size, args.layers, cluster, args.micro_batches, mode, Path(workdir))
             result["runs"].append(row)
             print("    " + json.dumps(row), flush=True)
-            Path(f"{out}.json").write_text(json.dumps(result, indent=1) + "\n")
-            Path(f"{out}.md").write_text(markdown(result))
+            save(result, out, markdown)
     print(f"wrote {out}.json and {out}.md")
     return 1 if any("error" in row for row in result["runs"]) else 0
 

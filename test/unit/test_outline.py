@@ -40,14 +40,18 @@ def mlp_step():
     return model.train_step, (params, batch)
 
 
-@pytest.mark.parametrize("chunks", [1, 3, 7])
-def test_contiguous_chunks_compute_the_same(chunks: int) -> None:
+def mlp_case() -> tuple[ir.Module, list, list[np.ndarray], ir.Operation, int]:
+    """An MLP step's module, its flat arguments, its outputs, its @main and @main's op count."""
     step, args = mlp_step()
     flat = jax.tree.leaves(args)
     module = lowered(step, *args)
-    expected = run(module, flat)
     main = main_of(module)
-    count = len(step_ops(main))
+    return module, flat, run(module, flat), main, len(step_ops(main))
+
+
+@pytest.mark.parametrize("chunks", [1, 3, 7])
+def test_contiguous_chunks_compute_the_same(chunks: int) -> None:
+    module, flat, expected, main, count = mlp_case()
     groups = [i * chunks // count for i in range(count)]
     created = outline(main, groups, [f"stage{g}" for g in range(chunks)])
     assert [ir.StringAttr(o.func.attributes["sym_name"]).value for o in created] == [f"stage{g}" for g in range(chunks)]
@@ -60,12 +64,7 @@ def test_contiguous_chunks_compute_the_same(chunks: int) -> None:
 
 def test_groups_in_any_order_run_in_dependency_order() -> None:
     # Group numbers opposite to program order: the callee of group 1 still runs first.
-    step, args = mlp_step()
-    flat = jax.tree.leaves(args)
-    module = lowered(step, *args)
-    expected = run(module, flat)
-    main = main_of(module)
-    count = len(step_ops(main))
+    module, flat, expected, main, count = mlp_case()
     created = outline(main, [0 if i >= count // 2 else 1 for i in range(count)], ["late", "early"],
                       [{"alpa.stage": ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context), g)}
                        for g in range(2)])
@@ -120,11 +119,7 @@ def test_group_numbers_are_checked() -> None:
 def test_extracted_ops_compute_what_they_computed_in_place() -> None:
     # The second half of an MLP step as a module of its own: fed the values the first
     # half computes, it returns what @main returns from it.
-    step, args = mlp_step()
-    flat = jax.tree.leaves(args)
-    module = lowered(step, *args)
-    main = main_of(module)
-    count = len(step_ops(main))
+    module, flat, outputs, main, count = mlp_case()
     first = extract(main, range(count // 2))
     second = extract(main, range(count // 2, count))
     assert len(step_ops(main)) == count  # the original is unchanged
@@ -134,7 +129,7 @@ def test_extracted_ops_compute_what_they_computed_in_place() -> None:
     assert all(v in arguments for v in first.inputs)  # the first half reads only @main's arguments
     produced = dict(zip(first.outputs, run(first.module, [flat[arguments.index(v)] for v in first.inputs])))
     fed = [flat[arguments.index(v)] if v in arguments else produced[v] for v in second.inputs]
-    expected = dict(zip(list(main.regions[0].blocks[0].operations)[-1].operands, run(module, flat)))
+    expected = dict(zip(list(main.regions[0].blocks[0].operations)[-1].operands, outputs))
     assert sum(value in expected for value in second.outputs) >= 2  # new parameters and the loss
     for value, got in zip(second.outputs, run(second.module, fed)):
         if value in expected:
