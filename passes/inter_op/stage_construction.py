@@ -144,6 +144,9 @@ class StageConstructionPass(Pass):
         for i, j, k in candidates:
             indices = [n for n in range(len(ops)) if i <= layer[n] < j and phase[n] in (FORWARD, BACKWARD)]
             stage = extract(main, indices)
+            for op in stage.ops:  # the layer numbers must not tell repeated layers apart
+                del op.attributes[LAYER_ATTR]
+                del op.attributes[PHASE_ATTR]
             text = str(stage.module)
             for p, view in enumerate(views[k]):
                 mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
