@@ -2,8 +2,9 @@
 
 A GPT-3 training step (Adam) is lowered from abstract shapes, clustered into layers by
 ``alpa-layer-construction`` and sliced into stages by ``alpa-stage-construction`` on a
-cluster, once with the DP (``auto``) and once per equal-layer baseline (the paper's
-ablation, Sec. 8.5). One row per run: seconds for clustering, for the intra-op plans of
+cluster, with the DP (``auto``) and with the paper's two ablation baselines (Sec. 8.5):
+``equal-layer`` (every stage as many layers) and ``equal-operator`` (layers of equally
+many forward ops). One row per run: seconds for clustering, for the intra-op plans of
 every (layer range, submesh, logical mesh), for the DP; the number of intra-op plans
 solved and of candidates; the predicted pipeline latency (Eq. 2, analytic costs) and the
 stages. Results go to ``OUT.json`` (after every run) and ``OUT.md``.
@@ -58,8 +59,8 @@ def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tup
     row["clustering_seconds"] = time.perf_counter() - start
     report = workdir / f"stages_{mode}.json"
     options = f"cluster-shape={cluster[0]},{cluster[1]} num-micro-batches={micro_batches} report={report}"
-    if mode.startswith("equal-layer"):
-        options += f" stage-mode=equal-layer num-stages={mode.split('-')[-1]}"
+    if mode != "auto":
+        options += f" stage-mode={mode}"
     start = time.perf_counter()
     try:
         run_pipeline(module, f"builtin.module(alpa-stage-construction{{{options}}})")
@@ -111,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = {"model": args.model, "model_layers": args.model_layers, "seq_len": args.seq_len,
                 "batch_size": args.batch_size, "micro_batches": args.micro_batches, "layers": args.layers,
                 "cluster": args.cluster}
-    modes = ["auto"] + [f"equal-layer-{n}" for n in (1, 2, 4) if args.layers % n == 0 and
-                        (cluster[0] * cluster[1]) % n == 0]
+    modes = ["auto", "equal-layer", "equal-operator"]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     result = {"machine": machine_info(), "settings": settings, "runs": []}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from jax._src.lib.mlir import ir
@@ -36,6 +37,9 @@ class LayerConstructionPass(Pass):
     of a layer are colocated), and otherwise the layer of the values it reads; each
     apply-gradient op joins the layer of the gradient or parameter it reads.
 
+    ``clustering=equal-operator`` is the paper's ablation baseline (Sec. 8.5): the forward
+    ops are cut into layers of equal op counts, ignoring FLOPs, bytes and user boundaries.
+
     Every top-level op of ``@main`` gets ``alpa.layer = l : i64`` and
     ``alpa.phase = "forward" | "backward" | "apply"``::
 
@@ -52,6 +56,8 @@ class LayerConstructionPass(Pass):
         "help": "number of layers L (0: one layer per mark_pipeline_boundary segment)"})
     delta: float = field(default=DEFAULT_DELTA, metadata={
         "help": "a layer's FLOPs may exceed the mean by this fraction (Sec. 5.2's delta)"})
+    clustering: Literal["dp", "equal-operator"] = field(default="dp", metadata={
+        "help": "dp (Sec. 5.2) or equal-operator (the same number of forward ops per layer, Sec. 8.5's baseline)"})
 
     def __post_init__(self) -> None:
         if self.layers < 0:
@@ -80,13 +86,16 @@ class LayerConstructionPass(Pass):
         if layers > len(forward):
             diagnostics.error(main, f"option 'layers' is {layers} but the forward pass has {len(forward)} ops")
             return
-        try:
-            clustering = cluster_operators([op_flops(ops[i]) for i in forward], _forward_values(ops, forward), layers,
-                                           delta=self.delta, boundaries=boundaries)
-        except ClusteringInfeasibleError as error:
-            diagnostics.error(main, f"layer construction: {error}")
-            return
-        layer = assign_layers(ops, step, dict(zip(forward, clustering.layer_of_op)), main)
+        if self.clustering == "equal-operator":  # Sec. 8.5's baseline: as many forward ops in each layer
+            forward_layers = [k * layers // len(forward) for k in range(len(forward))]
+        else:
+            try:
+                forward_layers = cluster_operators([op_flops(ops[i]) for i in forward], _forward_values(ops, forward),
+                                                   layers, delta=self.delta, boundaries=boundaries).layer_of_op
+            except ClusteringInfeasibleError as error:
+                diagnostics.error(main, f"layer construction: {error}")
+                return
+        layer = assign_layers(ops, step, dict(zip(forward, forward_layers)), main)
         i64 = ir.IntegerType.get_signless(64, module.context)
         for op, phase, number in zip(ops, step.phase, layer):
             op.attributes[LAYER_ATTR] = ir.IntegerAttr.get(i64, number)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -20,7 +21,7 @@ from ..intra_op.cost_model import tile_bytes
 from ..intra_op.plan import ShardingPlan
 from ..intra_op.rules import itemsize_of, shape_of
 from ..registry import Diagnostics, Pass, register
-from .layer_construction import LAYER_ATTR, PHASE_ATTR, op_flops, user_indices
+from .layer_construction import LAYER_ATTR, PHASE_ATTR, LayerConstructionPass, op_flops, user_indices
 from .outline import OutlineError, extract, outline
 from .stage_dp import StageCosts, StageDPError, solve_stage_dp
 from .submesh import cover_submeshes, submesh_shapes
@@ -45,8 +46,11 @@ class StageConstructionPass(Pass):
     print alike (repeated layers) is planned once. Memory for Eq. 5: the per-device
     bytes of the parameters the stage reads and of the activations its backward
     reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
-    Eq. 2 for ``num-micro-batches``; ``equal-layer`` and ``manual`` restrict it to one
-    slicing (the paper's ablation baseline and a user's own plan).
+    Eq. 2 for ``num-micro-batches``. The paper's ablation baselines (Sec. 8.5) restrict
+    it: ``equal-layer`` to stages of equally many layers (``num-stages`` of them, or the
+    best count), ``equal-operator`` to layers of equally many forward ops instead of the
+    clustering's; ``manual`` takes the user's stages (``stage-layers``,
+    ``stage-submeshes``) and picks only their logical meshes.
 
     Output: the chosen stages are placed on the cluster (Appendix A's covering) and
     planned once more as a whole stage (forward, backward and apply-gradient ops);
@@ -71,9 +75,10 @@ class StageConstructionPass(Pass):
 
     cluster_shape: tuple[int, ...] = field(default=(), metadata={"help": "hosts, devices per host (e.g. 1,8)"})
     num_micro_batches: int = field(default=1, metadata={"help": "micro-batches B of Eq. 2"})
-    stage_mode: Literal["auto", "equal-layer", "manual"] = field(default="auto", metadata={
-        "help": "auto (the DP), equal-layer (num-stages stages of equal layers and devices), manual"})
-    num_stages: int = field(default=0, metadata={"help": "stages for stage-mode=equal-layer"})
+    stage_mode: Literal["auto", "equal-layer", "equal-operator", "manual"] = field(default="auto", metadata={
+        "help": "auto (the DP), equal-layer (the DP with as many layers in every stage), equal-operator (the DP "
+                "over layers of equal op counts), manual"})
+    num_stages: int = field(default=0, metadata={"help": "equal-layer: the number of stages (0: the DP picks)"})
     stage_layers: tuple[int, ...] = field(default=(), metadata={"help": "manual: layers per stage, e.g. 2,2"})
     stage_submeshes: tuple[int, ...] = field(default=(), metadata={
         "help": "manual: each stage's submesh as hosts,devices pairs, e.g. 1,4,1,4"})
@@ -87,7 +92,8 @@ class StageConstructionPass(Pass):
     inter_host_bandwidth: float = field(default=3.125e9, metadata={"help": "bytes/s between hosts"})
     intra_host_latency: float = field(default=5e-6, metadata={"help": "seconds per collective in a host"})
     inter_host_latency: float = field(default=2e-5, metadata={"help": "seconds per collective across hosts"})
-    epsilon: float = field(default=1e-6, metadata={"help": "seconds; t_max candidates closer than this merge"})
+    epsilon: float = field(default=0.0, metadata={
+        "help": "seconds; t_max candidates closer than this merge (a faster DP within (B-1)*epsilon; 0: exact)"})
     report: str = field(default="", metadata={"help": "path of a JSON stage-plan report"})
 
     def __post_init__(self) -> None:
@@ -95,8 +101,8 @@ class StageConstructionPass(Pass):
             raise ValueError("option 'cluster-shape' must be two positive sizes: hosts, devices per host")
         if self.num_micro_batches < 1:
             raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
-        if self.stage_mode == "equal-layer" and self.num_stages < 1:
-            raise ValueError("option 'stage-mode=equal-layer' needs 'num-stages'")
+        if self.num_stages < 0 or (self.num_stages and self.stage_mode != "equal-layer"):
+            raise ValueError("option 'num-stages' is a positive number of stages for stage-mode=equal-layer")
         if self.stage_mode == "manual" and (not self.stage_layers or
                                             len(self.stage_submeshes) != 2 * len(self.stage_layers)):
             raise ValueError("option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage "
@@ -119,6 +125,11 @@ class StageConstructionPass(Pass):
             diagnostics.error(missing[0], "stage construction needs alpa.layer and alpa.phase on every op of @main: "
                                           "run alpa-layer-construction first")
             return
+        if self.stage_mode == "equal-operator":  # Sec. 8.5's baseline: the same layers, cut by op count
+            layers = max(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value for op in ops) + 1
+            LayerConstructionPass(layers=layers, clustering="equal-operator").apply(module, diagnostics)
+            if diagnostics.failed:
+                return
         layer = [ir.IntegerAttr(op.attributes[LAYER_ATTR]).value for op in ops]
         phase = [ir.StringAttr(op.attributes[PHASE_ATTR]).value for op in ops]
         num_layers = max(layer) + 1
@@ -127,10 +138,11 @@ class StageConstructionPass(Pass):
                                   inter_host_alpha=self.inter_host_latency,
                                   inter_host_beta=1.0 / self.inter_host_bandwidth)
         try:
-            candidates = self._candidates(num_layers)
+            families = self._candidates(num_layers)
         except ValueError as error:
             diagnostics.error(main, str(error))
             return
+        candidates = sorted({c for family in families for c in family})
         submeshes = sorted({k for _, _, k in candidates})
         views = {k: _logical_shapes(k, self.logical_mesh_space) for k in submeshes}
         width = max(len(v) for v in views.values())
@@ -167,11 +179,21 @@ class StageConstructionPass(Pass):
                  solves, len(candidates), search_seconds)
         costs = StageCosts(latency, tuple(submeshes), param_mem, act_mem, self.device_memory or math.inf)
         tic = time.perf_counter()
-        try:
-            plan = solve_stage_dp(costs, tuple(self.cluster_shape), self.num_micro_batches, epsilon=self.epsilon)
-        except StageDPError as error:
-            diagnostics.error(main, f"stage construction: {error}")
+        plans, errors = [], []
+        for family in families:  # one DP per family of candidates; the best plan wins
+            allowed = np.zeros(latency.shape[:3], dtype=bool)
+            for i, j, k in family:
+                allowed[i, j, submeshes.index(k)] = True
+            restricted = dataclasses.replace(costs, latency=np.where(allowed[..., None], latency, np.inf))
+            try:
+                plans.append((solve_stage_dp(restricted, tuple(self.cluster_shape), self.num_micro_batches,
+                                             epsilon=self.epsilon), restricted))
+            except StageDPError as error:
+                errors.append(error)
+        if not plans:
+            diagnostics.error(main, f"stage construction: {errors[0]}")
             return
+        plan, costs = min(plans, key=lambda found: found[0].latency)
         dp_seconds = time.perf_counter() - tic
         LOG.info("stage construction: DP in %.3f s: %d stages, predicted latency %.4g s", dp_seconds,
                  len(plan.stages), plan.latency)
@@ -219,8 +241,8 @@ class StageConstructionPass(Pass):
 
     # ------------------------------------------------------------------ search space
 
-    def _candidates(self, num_layers: int) -> list[tuple[int, int, tuple[int, int]]]:
-        """(start, end, submesh) of every stage the mode allows."""
+    def _candidates(self, num_layers: int) -> list[list[tuple[int, int, tuple[int, int]]]]:
+        """Families of (start, end, submesh) stages the mode allows; the DP runs once per family."""
         cluster = tuple(self.cluster_shape)
         if self.stage_mode == "manual":
             if sum(self.stage_layers) != num_layers or min(self.stage_layers) < 1:
@@ -228,17 +250,15 @@ class StageConstructionPass(Pass):
                                  f"the {num_layers} layers")
             bounds = np.cumsum((0, *self.stage_layers))
             shapes = [tuple(self.stage_submeshes[2 * s:2 * s + 2]) for s in range(len(self.stage_layers))]
-            return [(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]
-        if self.stage_mode == "equal-layer":
-            devices = cluster[0] * cluster[1]
-            if num_layers % self.num_stages or devices % self.num_stages:
-                raise ValueError(f"option 'num-stages' {self.num_stages} must divide the {num_layers} layers and "
-                                 f"the {devices} devices")
-            per, size = num_layers // self.num_stages, devices // self.num_stages
-            shape = (size // cluster[1], cluster[1]) if size >= cluster[1] else (1, size)
-            return [(s * per, (s + 1) * per, shape) for s in range(self.num_stages)]
+            return [[(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]]
         shapes = submesh_shapes(cluster, self.submesh_space)
-        return [(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]
+        if self.stage_mode == "equal-layer":  # Sec. 8.5: every stage has the same number of layers
+            counts = [num_layers // self.num_stages] if self.num_stages else \
+                [n for n in range(1, num_layers + 1) if num_layers % n == 0]
+            if self.num_stages and num_layers % self.num_stages:
+                raise ValueError(f"option 'num-stages' {self.num_stages} does not divide the {num_layers} layers")
+            return [[(i, i + n, k) for i in range(0, num_layers, n) for k in shapes] for n in counts]
+        return [[(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]]
 
     # ------------------------------------------------------------------ costs
 

@@ -1,4 +1,5 @@
 // RUN: alpa-opt %s --split-input-file --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2})' | FileCheck %s
+// RUN: alpa-opt %s --split-input-file --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2 clustering=equal-operator})' | FileCheck %s --check-prefix=EQOP
 
 // Two matmul layers with SGD, as jax.jit lowers them without locations (the dataflow
 // rule finds the parts): each forward matmul is a layer; the backward matmuls join
@@ -8,12 +9,19 @@
 // CHECK-LABEL: func.func public @main
 // CHECK: stablehlo.dot_general %arg2, %arg0, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "forward"}
 // CHECK: stablehlo.tanh {{.*}} {alpa.layer = 0 : i64, alpa.phase = "forward"}
+// CHECK: stablehlo.subtract {{.*}} {alpa.layer = 0 : i64, alpa.phase = "forward"}
 // CHECK: stablehlo.dot_general {{.*}}, %arg1, {{.*}} {alpa.layer = 1 : i64, alpa.phase = "forward"}
 // CHECK: stablehlo.dot_general {{.*}} {alpa.layer = 1 : i64, alpa.phase = "backward"}
 // CHECK: stablehlo.dot_general {{.*}}, %arg1, {{.*}} {alpa.layer = 1 : i64, alpa.phase = "backward"}
 // CHECK: stablehlo.dot_general {{.*}}, %arg2, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "backward"}
 // CHECK: stablehlo.subtract %arg0, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "apply"}
 // CHECK: stablehlo.subtract %arg1, {{.*}} {alpa.layer = 1 : i64, alpa.phase = "apply"}
+// Equal-operator clustering (Sec. 8.5's baseline) cuts the 8 forward ops 4 and 4:
+// 1 - tanh, which only layer 0's backward reads, lands in layer 1.
+// EQOP-LABEL: func.func public @main
+// EQOP: stablehlo.dot_general %arg2, %arg0, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "forward"}
+// EQOP: stablehlo.subtract {{.*}} {alpa.layer = 1 : i64, alpa.phase = "forward"}
+// EQOP: stablehlo.dot_general {{.*}}, %arg1, {{.*}} {alpa.layer = 1 : i64, alpa.phase = "forward"}
 module @two_layer_sgd {
   func.func public @main(%arg0: tensor<16x16xf32>, %arg1: tensor<16x16xf32>, %arg2: tensor<4x16xf32>) -> (tensor<16x16xf32> {jax.result_info = "result[0]"}, tensor<16x16xf32> {jax.result_info = "result[1]"}, tensor<f32> {jax.result_info = "result[2]"}) {
     %0 = stablehlo.dot_general %arg2, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>

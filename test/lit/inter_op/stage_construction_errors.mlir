@@ -6,8 +6,8 @@
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-stage-construction 2>&1 | FileCheck %s --check-prefix=OPT-CLUSTER
 // OPT-CLUSTER: alpa-opt: error: alpa-stage-construction: option 'cluster-shape' must be two positive sizes: hosts, devices per host
-// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=equal-layer' 2>&1 | FileCheck %s --check-prefix=OPT-EQUAL
-// OPT-EQUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=equal-layer' needs 'num-stages'
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 num-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-STAGES
+// OPT-STAGES: alpa-opt: error: alpa-stage-construction: option 'num-stages' is a positive number of stages for stage-mode=equal-layer
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=manual stage-layers=1,1 stage-submeshes=1,2' 2>&1 | FileCheck %s --check-prefix=OPT-MANUAL
 // OPT-MANUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage in 'stage-submeshes'
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
