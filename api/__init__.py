@@ -35,6 +35,8 @@ _LAZY = {
     "load_plan": ".saved_plan",
     "PlanError": ".passes.intra_op.plan",
     "ShardingPlan": ".passes.intra_op.plan",
+    "PipelinePlan": ".passes.inter_op.pipeline_plan",
+    "PipelinePlanError": ".passes.inter_op.pipeline_plan",
 }
 
 if typing.TYPE_CHECKING:
@@ -42,6 +44,7 @@ if typing.TYPE_CHECKING:
     from .markers import grad, mark_pipeline_boundary, value_and_grad
     from .methods import DataParallel, ShardParallel, Zero2Parallel, Zero3Parallel
     from .parallel_function import ParallelizedFunction, parallelize
+    from .passes.inter_op.pipeline_plan import PipelinePlan, PipelinePlanError
     from .passes.intra_op.plan import PlanError, ShardingPlan
     from .pipeline import AutoShardingError, AutoShardingWarning
     from .saved_plan import SavedPlan, load_plan
@@ -68,6 +71,8 @@ __all__ = [
     "DeviceMesh",
     "ParallelizedFunction",
     "PhysicalCluster",
+    "PipelinePlan",
+    "PipelinePlanError",
     "PlanError",
     "SavedPlan",
     "ShardParallel",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import math
 import time
@@ -23,6 +22,7 @@ from ..intra_op.rules import itemsize_of, shape_of
 from ..registry import Diagnostics, Pass, register
 from .layer_construction import LAYER_ATTR, PHASE_ATTR, LayerConstructionPass, op_flops, user_indices
 from .outline import OutlineError, extract, outline
+from .pipeline_plan import PipelinePlan, StagePlacement
 from .stage_dp import StageCosts, StageDPError, solve_stage_dp
 from .submesh import cover_submeshes, submesh_shapes
 from .training_step import APPLY, BACKWARD, FORWARD, step_ops
@@ -67,7 +67,8 @@ class StageConstructionPass(Pass):
           %1:2 = call @stage1_forward(...)
 
     The report (``report``) holds the stages (layers, submesh, devices, logical mesh,
-    latency, memory), Eq. 2's latency and the search's statistics. Resharding between
+    latency, memory), Eq. 2's latency and the search's statistics; it loads as
+    ``alpa_mlir.PipelinePlan.load(path)``, whose ``draw(png)`` pictures it. Resharding between
     stages on different meshes is ``alpa-cross-mesh-resharding``'s job.
     """
 
@@ -306,21 +307,15 @@ class StageConstructionPass(Pass):
                 if MHLO_SHARDING in attrs and isinstance(value.owner, ir.Block)}
 
     def _write_report(self, module, diagnostics, plan, placements, meshes, costs, stats) -> None:
-        report = {
-            "cluster": list(self.cluster_shape), "num_micro_batches": self.num_micro_batches,
-            "latency": plan.latency, "t_max": plan.t_max, "stages": [
-                {"layers": [s.start, s.end], "submesh": list(s.shape), "devices": list(pl.device_ids),
-                 "logical_mesh": list(mesh.shape), "latency": s.latency,
-                 "param_bytes": float(costs.param_mem[s.start, s.end, s.submesh, s.logical_mesh]),
-                 "activation_bytes": float(costs.act_mem[s.start, s.end, s.submesh, s.logical_mesh])}
-                for s, pl, mesh in zip(plan.stages, placements, meshes)],
-            "search": stats}
+        report = PipelinePlan(tuple(self.cluster_shape), self.num_micro_batches, plan.latency, plan.t_max, tuple(
+            StagePlacement((s.start, s.end), s.shape, tuple(pl.device_ids), tuple(mesh.shape), s.latency,
+                           float(costs.param_mem[s.start, s.end, s.submesh, s.logical_mesh]),
+                           float(costs.act_mem[s.start, s.end, s.submesh, s.logical_mesh]))
+            for s, pl, mesh in zip(plan.stages, placements, meshes)), stats)
         try:
-            with open(self.report, "w") as f:
-                json.dump(report, f, indent=1)
+            report.save(self.report)
         except OSError as error:
             diagnostics.error(module, f"option 'report': cannot write {self.report}: {error.strerror}")
-
 
 def result_shardings(op: ir.Operation) -> list[str]:
     """The ``mhlo.sharding`` text of each result of an annotated op."""

@@ -1,0 +1,120 @@
+"""The stage plan ``alpa-stage-construction`` reports: JSON that loads back, and a picture of it.
+
+The picture has the paper's two views: the stages on the cluster's device grid (Sec. 5.2's
+submeshes, placed as Appendix A covers them) and the predicted pipeline timeline of one
+step (Fig. 5): every stage runs the forward and the backward of each micro-batch. A
+stage's latency ``t_i`` is forward plus backward; the timeline draws the forward as a
+third of it and the backward as two thirds (a backward computes two gradients per
+forward matmul), in GPipe order, whose length is Eq. 2's like 1F1B's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+
+VERSION = 1
+FORWARD_SHARE = 1 / 3  # of a stage's forward + backward latency (drawing only)
+
+
+class PipelinePlanError(ValueError):
+    """A plan file that cannot be read; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class StagePlacement:
+    """One stage: its layers ``[start, end)``, its submesh and devices, its logical mesh, its costs."""
+
+    layers: tuple[int, int]
+    submesh: tuple[int, int]
+    devices: tuple[int, ...]
+    logical_mesh: tuple[int, int]
+    latency: float  # t_intra, seconds (forward + backward of one micro-batch)
+    param_bytes: float  # per device
+    activation_bytes: float  # per device and micro-batch
+
+
+@dataclass(frozen=True)
+class PipelinePlan:
+    cluster: tuple[int, int]
+    num_micro_batches: int
+    latency: float  # Eq. 2
+    t_max: float
+    stages: tuple[StagePlacement, ...]
+    search: dict  # intra-op plans, candidates, seconds
+
+    def save(self, path: str | os.PathLike) -> None:
+        with open(path, "w") as f:
+            json.dump({"version": VERSION, **asdict(self)}, f, indent=1)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> PipelinePlan:
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, json.JSONDecodeError) as error:
+            raise PipelinePlanError(f"cannot read a pipeline plan from {path}: {error}") from None
+        if data.get("version") != VERSION:
+            raise PipelinePlanError(f"{path}: pipeline plan version {data.get('version')!r}; this alpa-mlir reads "
+                                    f"version {VERSION}")
+        try:
+            stages = tuple(StagePlacement(tuple(s["layers"]), tuple(s["submesh"]), tuple(s["devices"]),
+                                          tuple(s["logical_mesh"]), float(s["latency"]), float(s["param_bytes"]),
+                                          float(s["activation_bytes"])) for s in data["stages"])
+            return cls(tuple(data["cluster"]), int(data["num_micro_batches"]), float(data["latency"]),
+                       float(data["t_max"]), stages, dict(data["search"]))
+        except (KeyError, TypeError, ValueError) as error:
+            raise PipelinePlanError(f"{path}: malformed pipeline plan ({error!r})") from None
+
+    def timeline(self) -> list[tuple[int, int, str, float, float]]:
+        """(stage, micro-batch, "forward" | "backward", start, end) of one step in GPipe order."""
+        count, batches = len(self.stages), self.num_micro_batches
+        forward = [s.latency * FORWARD_SHARE for s in self.stages]
+        backward = [s.latency - f for s, f in zip(self.stages, forward)]
+        end: dict[tuple[str, int, int], float] = {}
+        events = []
+        for b in range(batches):
+            for s in range(count):
+                start = max(end.get(("forward", s - 1, b), 0.0), end.get(("forward", s, b - 1), 0.0))
+                end[("forward", s, b)] = start + forward[s]
+                events.append((s, b, "forward", start, start + forward[s]))
+        for b in range(batches):
+            for s in reversed(range(count)):
+                start = max(end.get(("backward", s + 1, b), 0.0), end.get(("backward", s, b - 1), 0.0),
+                            end[("forward", s, batches - 1)])
+                end[("backward", s, b)] = start + backward[s]
+                events.append((s, b, "backward", start, start + backward[s]))
+        return events
+
+    def draw(self, path: str | os.PathLike) -> None:
+        """Write a PNG: the stages on the device grid, and the predicted timeline (needs matplotlib)."""
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise PipelinePlanError("drawing a pipeline plan needs matplotlib: pip install matplotlib") from None
+        hosts, per_host = self.cluster
+        colours = plt.get_cmap("tab10")
+        figure, (grid, timeline) = plt.subplots(1, 2, figsize=(12, 1.2 + 0.5 * max(hosts, len(self.stages))),
+                                                gridspec_kw={"width_ratios": [1, 3]})
+        for number, stage in enumerate(self.stages):
+            for device in stage.devices:
+                host, slot = divmod(device, per_host)
+                grid.add_patch(plt.Rectangle((slot, hosts - 1 - host), 1, 1, color=colours(number % 10)))
+                grid.text(slot + 0.5, hosts - 0.5 - host, f"S{number}", ha="center", va="center", fontsize=8)
+        grid.set(xlim=(0, per_host), ylim=(0, hosts), xticks=[], yticks=[], aspect="equal",
+                 title=f"{hosts} x {per_host} devices")
+        for s, b, phase, start, stop in self.timeline():
+            timeline.barh(s, stop - start, left=start, color=colours(s % 10), alpha=0.5 if phase == "forward" else 1,
+                          edgecolor="black", linewidth=0.3)
+            if stop - start > 0:
+                timeline.text((start + stop) / 2, s, str(b), ha="center", va="center", fontsize=6)
+        timeline.set(yticks=range(len(self.stages)), ylim=(len(self.stages) - 0.5, -0.5), xlabel="seconds",
+                     yticklabels=[f"S{i} [{st.layers[0]},{st.layers[1]})" for i, st in enumerate(self.stages)],
+                     title=f"{self.num_micro_batches} micro-batches: forward (light), backward (dark); "
+                           f"Eq. 2 latency {self.latency:.3g} s")
+        figure.tight_layout()
+        figure.savefig(path, dpi=120)
+        plt.close(figure)

@@ -1,0 +1,54 @@
+"""PipelinePlan: the stage plan's JSON round trip, its predicted timeline (Eq. 2), its picture."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from alpa_mlir import PipelinePlan, PipelinePlanError
+from alpa_mlir.passes.inter_op.pipeline_plan import StagePlacement
+
+
+def plan(latencies: list[float], micro_batches: int) -> PipelinePlan:
+    stages = tuple(StagePlacement((i, i + 1), (1, 2), (2 * i, 2 * i + 1), (1, 2), t, 1024.0, 256.0)
+                   for i, t in enumerate(latencies))
+    total = sum(latencies) + (micro_batches - 1) * max(latencies)
+    return PipelinePlan((1, 2 * len(latencies)), micro_batches, total, max(latencies), stages, {"intra_op_plans": 3})
+
+
+def test_save_and_load_round_trip(tmp_path) -> None:
+    original = plan([1.0, 2.0, 3.0], 4)
+    original.save(tmp_path / "plan.json")
+    assert PipelinePlan.load(tmp_path / "plan.json") == original
+
+
+def test_the_timeline_lasts_eq_2(tmp_path) -> None:
+    # Eq. 2: (1 + 2 + 3) + (4 - 1) * 3 = 15; every micro-batch runs forward then backward on every stage.
+    found = plan([1.0, 2.0, 3.0], 4)
+    events = found.timeline()
+    assert max(end for *_, end in events) == pytest.approx(found.latency) == pytest.approx(15.0)
+    assert len(events) == 2 * 3 * 4
+    for s, _, phase, start, end in events:
+        assert end - start == pytest.approx(found.stages[s].latency * (1 / 3 if phase == "forward" else 2 / 3))
+    # A stage never runs two things at once.
+    for s in range(3):
+        spans = sorted((start, end) for stage, _, _, start, end in events if stage == s)
+        assert all(a[1] <= b[0] + 1e-12 for a, b in zip(spans, spans[1:]))
+
+
+def test_draw_writes_a_png(tmp_path) -> None:
+    plan([1.0, 2.0, 3.0], 4).draw(tmp_path / "plan.png")
+    assert (tmp_path / "plan.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_unreadable_plans_say_why(tmp_path) -> None:
+    path = tmp_path / "plan.json"
+    with pytest.raises(PipelinePlanError, match="cannot read a pipeline plan"):
+        PipelinePlan.load(path)
+    path.write_text(json.dumps({"version": 99}))
+    with pytest.raises(PipelinePlanError, match="version 99"):
+        PipelinePlan.load(path)
+    path.write_text(json.dumps({"version": 1, "cluster": [1, 2]}))
+    with pytest.raises(PipelinePlanError, match="malformed pipeline plan"):
+        PipelinePlan.load(path)
