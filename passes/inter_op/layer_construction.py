@@ -89,11 +89,18 @@ class LayerConstructionPass(Pass):
         if self.clustering == "equal-operator":  # Sec. 8.5's baseline: as many forward ops in each layer
             forward_layers = [k * layers // len(forward) for k in range(len(forward))]
         else:
+            flops = [op_flops(ops[i]) for i in forward]
             try:
-                forward_layers = cluster_operators([op_flops(ops[i]) for i in forward], _forward_values(ops, forward),
-                                                   layers, delta=self.delta, boundaries=boundaries).layer_of_op
+                forward_layers = cluster_operators(flops, _forward_values(ops, forward), layers, delta=self.delta,
+                                                   boundaries=boundaries).layer_of_op
             except ClusteringInfeasibleError as error:
-                diagnostics.error(main, f"layer construction: {error}")
+                heaviest = int(np.argmax(flops))
+                if flops[heaviest] > (1 + self.delta) * sum(flops) / layers:  # no cut can split one op
+                    diagnostics.error(ops[forward[heaviest]], f"layer construction: {error}: this op alone holds "
+                                      f"{flops[heaviest] / sum(flops):.0%} of the forward FLOPs (a lax.scan is one "
+                                      "op: unroll it, or ask for fewer layers)")
+                else:
+                    diagnostics.error(main, f"layer construction: {error}")
                 return
         layer = assign_layers(ops, step, dict(zip(forward, forward_layers)), main)
         i64 = ir.IntegerType.get_signless(64, module.context)

@@ -76,3 +76,10 @@ def test_layers_must_fit_the_forward_ops() -> None:
     with pytest.raises(ir.MLIRError, match="option 'layers' is 500 but the forward pass has"):
         model = models.mlp(models.MLPConfig(sizes=(8, 8)))
         layered(model.train_step, model.init(jax.random.key(0), 4), "layers=500")
+
+
+def test_a_scan_too_heavy_for_any_layer_is_named() -> None:
+    # lax.scan's while is one op holding every block's FLOPs: no cut can split it.
+    model = models.gpt(models.GPTConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8, scan_layers=True))
+    with pytest.raises(ir.MLIRError, match=r"this op alone holds \d+% of the forward FLOPs \(a lax.scan is one op"):
+        layered(model.train_step, model.init(jax.random.key(0), 8), "layers=2")

@@ -144,3 +144,21 @@ def test_gpt_stages_colocate_and_compute_the_unsplit_step(tmp_path) -> None:
             stage["devices"]
     for got, want in zip(run_on_one_device(module, flat), expected):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("model", [
+    models.build(models.MoEConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8, experts=4)),
+    models.wide_resnet(models.WideResNetConfig(stages=(1, 1), base_channels=8, width_factor=1, image_size=8,
+                                               classes=8)),
+], ids=["moe", "wide_resnet"])
+def test_moe_and_conv_net_stages_compute_the_unsplit_step(tmp_path, model) -> None:
+    args = model.init(jax.random.key(0), 8)
+    flat = jax.tree.leaves(args)
+    module = ir.Module.parse(jax.jit(model.train_step).lower(*args).as_text(debug_info=True), context=make_context())
+    run_pipeline(module, "builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2})")
+    expected = run_on_one_device(module, flat)
+    run_pipeline(module, "builtin.module(alpa-stage-construction{cluster-shape=1,2 stage-mode=equal-layer "
+                         "num-stages=2})")
+    assert {"stage0_forward", "stage1_forward", "stage1_backward", "stage0_backward"} <= set(functions(module))
+    for got, want in zip(run_on_one_device(module, flat), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
