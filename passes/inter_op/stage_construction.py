@@ -14,6 +14,8 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.sharding import ShardingSpec, mhlo_tuple_elements
+from ...lowering.spmd import LoweringError
+from ...runtime.profiling import time_module
 from ..annotations import MHLO_SHARDING, funcs, get_value_attrs, mesh_to_attr, set_value_attrs
 from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.cost_model import tile_bytes
@@ -42,7 +44,8 @@ class StageConstructionPass(Pass):
     forward and backward ops are extracted into a module of their own and planned by
     ``alpa-auto-sharding`` on that logical mesh; the stage latency ``t_intra`` is its
     compute (FLOPs / (devices x ``device-flops``)) plus the ILP's communication cost,
-    with each mesh axis's alpha-beta from the hosts it spans. A range whose modules
+    with each mesh axis's alpha-beta from the hosts it spans (``cost-model=profile``:
+    the median time of the planned module compiled and run on local devices). A range whose modules
     print alike (repeated layers) is planned once. Memory for Eq. 5: the per-device
     bytes of the parameters the stage reads and of the activations its backward
     reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
@@ -87,6 +90,10 @@ class StageConstructionPass(Pass):
         "help": "submesh shapes: Sec. 5.2's (1, 2^k) and (n, M), or all"})
     logical_mesh_space: Literal["all", "physical"] = field(default="all", metadata={
         "help": "logical views of a submesh: every 2-D shape of its devices, or its physical shape"})
+    cost_model: Literal["analytic", "profile"] = field(default="analytic", metadata={
+        "help": "analytic (FLOPs and the ILP's communication) or profile (compile and time each candidate on "
+                "local devices)"})
+    profile_repeats: int = field(default=3, metadata={"help": "profile: timed runs per candidate (median)"})
     device_memory: float = field(default=0.0, metadata={"help": "bytes per device for Eq. 5 (0: unlimited)"})
     device_flops: float = field(default=1e13, metadata={"help": "FLOP/s of one device"})
     intra_host_bandwidth: float = field(default=1e11, metadata={"help": "bytes/s between devices of a host"})
@@ -112,6 +119,8 @@ class StageConstructionPass(Pass):
                              ("inter-host-bandwidth", self.inter_host_bandwidth)):
             if not value > 0:
                 raise ValueError(f"option '{label}' must be positive")
+        if self.profile_repeats < 1:
+            raise ValueError(f"option 'profile-repeats' must be positive; got {self.profile_repeats}")
         if self.device_memory < 0 or self.epsilon < 0 or self.intra_host_latency < 0 or self.inter_host_latency < 0:
             raise ValueError("options 'device-memory', 'epsilon' and the latencies must not be negative")
 
@@ -269,7 +278,15 @@ class StageConstructionPass(Pass):
         plan = self._plan(stage.module, mesh, diagnostics)
         if plan is None:
             return None
-        compute = sum(op_flops(ops[n]) for n in indices) / (mesh.size * self.device_flops)
+        if self.cost_model == "profile":
+            try:
+                latency = time_module(stage.module, DeviceMesh(mesh.shape), self.profile_repeats)
+            except LoweringError as error:
+                diagnostics.error(main, f"option 'cost-model=profile': {error}")
+                return None
+        else:
+            compute = sum(op_flops(ops[n]) for n in indices) / (mesh.size * self.device_flops)
+            latency = compute + plan.objective
         arguments = list(main.regions[0].blocks[0].arguments)
         params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh)
                      for value, v in zip(stage.inputs, plan.arguments) if value in arguments and v.spec is not None)
@@ -284,7 +301,7 @@ class StageConstructionPass(Pass):
                 if shape is not None and backward.intersection(user_indices(result, position)):
                     spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
                     saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
-        return compute + plan.objective, params, saved
+        return latency, params, saved
 
     def _plan(self, module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
         planner = AutoShardingPass(mesh_shape=mesh.shape, mesh_alpha=mesh.alpha, mesh_beta=mesh.beta)

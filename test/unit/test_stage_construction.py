@@ -162,3 +162,17 @@ def test_moe_and_conv_net_stages_compute_the_unsplit_step(tmp_path, model) -> No
     assert {"stage0_forward", "stage1_forward", "stage1_backward", "stage0_backward"} <= set(functions(module))
     for got, want in zip(run_on_one_device(module, flat), expected):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_profile_cost_model_times_the_candidates(tmp_path) -> None:
+    # Each candidate compiled and run on local CPU devices: measured, positive latencies.
+    _, report, _ = staged("cluster-shape=1,2 cost-model=profile profile-repeats=1 stage-mode=equal-layer", tmp_path)
+    assert report["stages"][0]["layers"][0] == 0 and report["stages"][-1]["layers"][1] == 4
+    assert all(0 < s["latency"] < 10 for s in report["stages"])
+
+
+def test_profile_needs_the_devices(tmp_path) -> None:
+    module, _ = mlp_module()
+    with pytest.raises(ir.MLIRError, match="option 'cost-model=profile'"):
+        run_pipeline(module, "builtin.module(alpa-stage-construction{cluster-shape=4,8 cost-model=profile "
+                             "stage-mode=manual stage-layers=4 stage-submeshes=4,8})")

@@ -10,6 +10,8 @@
 // OPT-STAGES: alpa-opt: error: alpa-stage-construction: option 'num-stages' is a positive number of stages for stage-mode=equal-layer
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=manual stage-layers=1,1 stage-submeshes=1,2' 2>&1 | FileCheck %s --check-prefix=OPT-MANUAL
 // OPT-MANUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage in 'stage-submeshes'
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 cost-model=profile profile-repeats=0' 2>&1 | FileCheck %s --check-prefix=OPT-REPEATS
+// OPT-REPEATS: alpa-opt: error: alpa-stage-construction: option 'profile-repeats' must be positive; got 0
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
 // OPT-MICRO: alpa-opt: error: alpa-stage-construction: option 'num-micro-batches' must be positive; got 0
 
