@@ -163,6 +163,8 @@ class StageConstructionPass(Pass):
         # Every candidate plans the same ops again: their warnings are reported once, below.
         sink: list = []
         costing = Diagnostics(sink)
+        state = {(i, j): _state_bytes(main, ops, [n for n in range(len(ops)) if i <= layer[n] < j])
+                 for i, j in {(i, j) for i, j, _ in candidates}}
         for i, j, k in candidates:
             indices = [n for n in range(len(ops)) if i <= layer[n] < j and phase[n] in (FORWARD, BACKWARD)]
             stage = extract(main, indices)
@@ -180,7 +182,9 @@ class StageConstructionPass(Pass):
                     diagnostics.failed = True
                     return
                 index = (i, j, submeshes.index(k), p)
-                latency[index], param_mem[index], act_mem[index] = cache[key]
+                latency[index], params, params_whole, act_mem[index] = cache[key]
+                # Optimizer state (read by the updates only) is taken as sharded like the parameters.
+                param_mem[index] = params + state[(i, j)] * (params / params_whole if params_whole else 1 / mesh.size)
         for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                                if severity == "warning"):
             diagnostics.warning(location, message)
@@ -273,8 +277,9 @@ class StageConstructionPass(Pass):
     # ------------------------------------------------------------------ costs
 
     def _stage_cost(self, stage, mesh: DeviceMesh, ops, indices, phase, main,
-                    diagnostics: Diagnostics) -> tuple[float, float, float] | None:
-        """``t_intra``, parameter bytes and activation bytes per device of one stage on ``mesh``."""
+                    diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
+        """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
+        stage on ``mesh``."""
         plan = self._plan(stage.module, mesh, diagnostics)
         if plan is None:
             return None
@@ -288,8 +293,10 @@ class StageConstructionPass(Pass):
             compute = sum(op_flops(ops[n]) for n in indices) / (mesh.size * self.device_flops)
             latency = compute + plan.objective
         arguments = list(main.regions[0].blocks[0].arguments)
-        params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh)
-                     for value, v in zip(stage.inputs, plan.arguments) if value in arguments and v.spec is not None)
+        read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
+                if value in arguments and v.spec is not None]
+        params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh) for value, v in read)
+        params_whole = sum(math.prod(v.shape) * itemsize_of(value) for value, v in read)
         backward = {n for n in indices if phase[n] == BACKWARD}
         position = {op: n for n, op in enumerate(ops)}
         saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
@@ -301,7 +308,7 @@ class StageConstructionPass(Pass):
                 if shape is not None and backward.intersection(user_indices(result, position)):
                     spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
                     saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
-        return latency, params, saved
+        return latency, params, params_whole, saved
 
     def _plan(self, module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
         planner = AutoShardingPass(mesh_shape=mesh.shape, mesh_alpha=mesh.alpha, mesh_beta=mesh.beta)
@@ -333,6 +340,19 @@ class StageConstructionPass(Pass):
             report.save(self.report)
         except OSError as error:
             diagnostics.error(module, f"option 'report': cannot write {self.report}: {error.strerror}")
+
+def _state_bytes(main: ir.Operation, ops: list[ir.Operation], indices: list[int]) -> float:
+    """Bytes of the @main arguments that only the stage's apply ops read (optimizer state)."""
+    arguments = list(main.regions[0].blocks[0].arguments)
+    read: dict[int, set[str]] = {}
+    for n in indices:
+        phase = ir.StringAttr(ops[n].attributes[PHASE_ATTR]).value
+        for value in ops[n].operands:
+            if isinstance(value.owner, ir.Block) and value in arguments:
+                read.setdefault(arguments.index(value), set()).add(phase)
+    return float(sum(math.prod(shape_of(arguments[a]) or ()) * itemsize_of(arguments[a])
+                     for a, phases in read.items() if phases == {APPLY}))
+
 
 def result_shardings(op: ir.Operation) -> list[str]:
     """The ``mhlo.sharding`` text of each result of an annotated op."""

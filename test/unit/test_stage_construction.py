@@ -138,6 +138,11 @@ def test_gpt_stages_colocate_and_compute_the_unsplit_step(tmp_path) -> None:
                          f"num-stages=2 report={report}}})")
     stages = json.loads(report.read_text())["stages"]
     assert [(s["layers"], s["devices"]) for s in stages] == [([0, 1], [0]), ([1, 2], [1])]
+    # Eq. 5's parameter memory holds Adam's state too: on one device each, the stages keep
+    # at least every weight, moment and step counter of the model once.
+    params, adam_state, _ = args
+    state = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves((params, adam_state)))
+    assert sum(s["param_bytes"] for s in stages) >= state
     found = functions(module)
     for s, stage in enumerate(stages):
         assert mesh_devices(found[f"stage{s}_forward"]) == mesh_devices(found[f"stage{s}_backward"]) == \
