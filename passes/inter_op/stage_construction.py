@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import logging
 import math
+import multiprocessing
 import time
 from dataclasses import dataclass, field
 from typing import Literal
@@ -12,6 +14,7 @@ from typing import Literal
 import numpy as np
 from jax._src.lib.mlir import ir
 
+from ...dialect.context import make_context, walk
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.sharding import ShardingSpec, mhlo_tuple_elements
 from ...lowering.spmd import LoweringError
@@ -94,6 +97,7 @@ class StageConstructionPass(Pass):
         "help": "analytic (FLOPs and the ILP's communication) or profile (compile and time each candidate on "
                 "local devices)"})
     profile_repeats: int = field(default=3, metadata={"help": "profile: timed runs per candidate (median)"})
+    jobs: int = field(default=1, metadata={"help": "processes planning candidates at once (analytic costs)"})
     device_memory: float = field(default=0.0, metadata={"help": "bytes per device for Eq. 5 (0: unlimited)"})
     device_flops: float = field(default=1e13, metadata={"help": "FLOP/s of one device"})
     intra_host_bandwidth: float = field(default=1e11, metadata={"help": "bytes/s between devices of a host"})
@@ -119,6 +123,9 @@ class StageConstructionPass(Pass):
                              ("inter-host-bandwidth", self.inter_host_bandwidth)):
             if not value > 0:
                 raise ValueError(f"option '{label}' must be positive")
+        if self.jobs < 1 or (self.jobs > 1 and self.cost_model == "profile"):
+            raise ValueError("option 'jobs' must be positive, and 1 with cost-model=profile (timings would "
+                             "compete for the devices)")
         if self.profile_repeats < 1:
             raise ValueError(f"option 'profile-repeats' must be positive; got {self.profile_repeats}")
         if self.device_memory < 0 or self.epsilon < 0 or self.intra_host_latency < 0 or self.inter_host_latency < 0:
@@ -158,33 +165,42 @@ class StageConstructionPass(Pass):
         width = max(len(v) for v in views.values())
         shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
         latency, param_mem, act_mem = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
-        start, cache, solves = time.perf_counter(), {}, 0
+        start = time.perf_counter()
         LOG.info("stage construction: costing %d layers on %d submesh shapes", num_layers, len(submeshes))
         # Every candidate plans the same ops again: their warnings are reported once, below.
         sink: list = []
         costing = Diagnostics(sink)
         state = {(i, j): _state_bytes(main, ops, [n for n in range(len(ops)) if i <= layer[n] < j])
                  for i, j in {(i, j) for i, j, _ in candidates}}
+        work: dict[tuple, tuple] = {}  # distinct (stage module, logical mesh) -> (stage, mesh, indices)
+        entries = []  # (table index, work key)
         for i, j, k in candidates:
             indices = [n for n in range(len(ops)) if i <= layer[n] < j and phase[n] in (FORWARD, BACKWARD)]
             stage = extract(main, indices)
-            for op in stage.ops:  # the layer numbers must not tell repeated layers apart
+            for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
                 del op.attributes[LAYER_ATTR]
                 del op.attributes[PHASE_ATTR]
+                op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, module.context),
+                                                              number)
             text = str(stage.module)
             for p, view in enumerate(views[k]):
                 mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
                 key = (text, mesh.shape, mesh.alpha, mesh.beta)
-                if key not in cache:
-                    solves += 1
-                    cache[key] = self._stage_cost(stage, mesh, ops, indices, phase, main, costing)
-                if cache[key] is None:  # the planner's error is reported at its op
-                    diagnostics.failed = True
-                    return
-                index = (i, j, submeshes.index(k), p)
-                latency[index], params, params_whole, act_mem[index] = cache[key]
-                # Optimizer state (read by the updates only) is taken as sharded like the parameters.
-                param_mem[index] = params + state[(i, j)] * (params / params_whole if params_whole else 1 / mesh.size)
+                work.setdefault(key, (stage, mesh, indices))
+                entries.append(((i, j, submeshes.index(k), p), key))
+        solves = len(work)
+        planned = self._plan_all(work, costing)
+        if planned is None:  # the planner's error is reported at its op
+            diagnostics.failed = True
+            return
+        for index, key in entries:
+            stage, mesh, indices = work[key]
+            cost = self._stage_cost(stage, mesh, *planned[key], ops, indices, phase, main, diagnostics)
+            if cost is None:
+                return
+            latency[index], params, params_whole, act_mem[index] = cost
+            # Optimizer state (read by the updates only) is taken as sharded like the parameters.
+            param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
         for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                                if severity == "warning"):
             diagnostics.warning(location, message)
@@ -276,16 +292,40 @@ class StageConstructionPass(Pass):
 
     # ------------------------------------------------------------------ costs
 
-    def _stage_cost(self, stage, mesh: DeviceMesh, ops, indices, phase, main,
+    def _plan_all(self, work: dict, diagnostics: Diagnostics) -> dict | None:
+        """Each distinct stage module planned on its logical mesh, from a fresh copy: key -> (plan,
+        shardings of its copied ops' results, the planned module). ``jobs`` > 1 plans in that many
+        processes."""
+        planned = {}
+        context = next(iter(work.values()))[0].module.context if work else None
+        if self.jobs > 1:
+            keys = list(work)
+            with concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn")) \
+                    as pool:
+                remote = pool.map(_plan_remotely, [key[0] for key in keys], [tuple(work[key][1].shape) for key in keys],
+                                  [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys])
+                for key, answer in zip(keys, remote):
+                    if answer is not None:
+                        module = ir.Module.parse(answer[0], context=context)
+                        planned[key] = (ShardingPlan.from_json(answer[1]), _copy_shardings(module), module)
+        for key, (_, mesh, _) in work.items():
+            if key not in planned:  # serially (or again, so that a failure is reported at its op)
+                module = ir.Module.parse(key[0], context=context)
+                plan = self._plan(module, mesh, diagnostics)
+                if plan is None:
+                    return None
+                planned[key] = (plan, _copy_shardings(module), module)
+        return planned
+
+    def _stage_cost(self, stage, mesh: DeviceMesh, plan: ShardingPlan, shardings: list[list[str]],
+                    planned: ir.Module, ops, indices, phase, main,
                     diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
         """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
-        stage on ``mesh``."""
-        plan = self._plan(stage.module, mesh, diagnostics)
-        if plan is None:
-            return None
+        stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
+        the annotated module)."""
         if self.cost_model == "profile":
             try:
-                latency = time_module(stage.module, DeviceMesh(mesh.shape), self.profile_repeats)
+                latency = time_module(planned, DeviceMesh(mesh.shape), self.profile_repeats)
             except LoweringError as error:
                 diagnostics.error(main, f"option 'cost-model=profile': {error}")
                 return None
@@ -300,10 +340,10 @@ class StageConstructionPass(Pass):
         backward = {n for n in indices if phase[n] == BACKWARD}
         position = {op: n for n, op in enumerate(ops)}
         saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
-        for n, copy in zip(sorted(indices), stage.ops):
+        for n, texts in zip(sorted(indices), shardings):
             if phase[n] != FORWARD:
                 continue
-            for result, text in zip(ops[n].results, result_shardings(copy)):
+            for result, text in zip(ops[n].results, texts):
                 shape = shape_of(result)
                 if shape is not None and backward.intersection(user_indices(result, position)):
                     spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
@@ -340,6 +380,26 @@ class StageConstructionPass(Pass):
             report.save(self.report)
         except OSError as error:
             diagnostics.error(module, f"option 'report': cannot write {self.report}: {error.strerror}")
+
+COPY_ATTR = "alpa.copy"  # on the ops of an extracted stage: their position, to find them after planning
+
+
+def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],
+                   beta: tuple[float, ...]) -> tuple[str, dict] | None:
+    """In a worker process: plan a stage module; its annotated text and plan, or None on failure."""
+    with make_context():
+        module = ir.Module.parse(text)
+        plan = AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta).plan_module(
+            module.operation, Diagnostics([]))
+        return None if plan is None else (str(module), plan.to_json())
+
+
+def _copy_shardings(module: ir.Module) -> list[list[str]]:
+    """The result shardings of a planned stage's copied ops, in copy order (found by COPY_ATTR)."""
+    found = {ir.IntegerAttr(op.attributes[COPY_ATTR]).value: result_shardings(op)
+             for op in walk(module.operation) if COPY_ATTR in op.attributes}
+    return [found[n] for n in range(len(found))]
+
 
 def _state_bytes(main: ir.Operation, ops: list[ir.Operation], indices: list[int]) -> float:
     """Bytes of the @main arguments that only the stage's apply ops read (optimizer state)."""

@@ -181,3 +181,9 @@ def test_profile_needs_the_devices(tmp_path) -> None:
     with pytest.raises(ir.MLIRError, match="option 'cost-model=profile'"):
         run_pipeline(module, "builtin.module(alpa-stage-construction{cluster-shape=4,8 cost-model=profile "
                              "stage-mode=manual stage-layers=4 stage-submeshes=4,8})")
+
+
+def test_planning_in_processes_finds_the_same_plan(tmp_path) -> None:
+    _, serial, _ = staged("cluster-shape=1,2 num-micro-batches=4", tmp_path)
+    _, parallel, _ = staged("cluster-shape=1,2 num-micro-batches=4 jobs=2", tmp_path)
+    assert parallel["stages"] == serial["stages"] and parallel["latency"] == serial["latency"]
