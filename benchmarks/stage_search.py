@@ -47,7 +47,7 @@ def lowered(config: models.GPTConfig, batch_size: int) -> ir.Module:
 
 
 def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tuple[int, int],
-            micro_batches: int, mode: str, workdir: Path) -> dict:
+            micro_batches: int, mode: str, jobs: int, workdir: Path) -> dict:
     row = {"mode": mode, "cluster": "x".join(map(str, cluster)), "layers": layers}
     module = lowered(config, batch_size)
     start = time.perf_counter()
@@ -58,7 +58,8 @@ def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tup
         return row
     row["clustering_seconds"] = time.perf_counter() - start
     report = workdir / f"stages_{mode}.json"
-    options = f"cluster-shape={cluster[0]},{cluster[1]} num-micro-batches={micro_batches} report={report}"
+    options = (f"cluster-shape={cluster[0]},{cluster[1]} num-micro-batches={micro_batches} jobs={jobs} "
+               f"report={report}")
     if mode != "auto":
         options += f" stage-mode={mode}"
     start = time.perf_counter()
@@ -88,7 +89,8 @@ def markdown(result: dict) -> str:
     return markdown_table(
         "Inter-op plan search on GPT training steps", result,
         f"Model: GPT-3 {s['model']} width, {s['model_layers']} transformer layers, seq {s['seq_len']}, Adam, "
-        f"global batch {s['batch_size']}, {s['micro_batches']} micro-batches; analytic stage costs "
+        f"global batch {s['batch_size']}, {s['micro_batches']} micro-batches, {s.get('jobs', 1)} planning "
+        "processes; analytic stage costs "
         "(alpa-stage-construction defaults: 1e13 FLOP/s per device, 100 GB/s in a host, 25 Gbit/s between hosts). "
         "Stages are `[first, last) layer @ submesh (logical mesh)`.", COLUMNS)
 
@@ -102,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cluster", default="1x8", help="hosts x devices per host")
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--micro-batches", type=int, default=8)
+    parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
+                        help="processes planning candidates (default: the usable CPUs)")
     parser.add_argument("--quick", action="store_true", help="2 transformer layers, 2 clustered, cluster 1x4")
     parser.add_argument("--out", default="benchmarks/results/stage_search", help="output path without extension")
     args = parser.parse_args(argv)
@@ -111,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     config = dataclasses.replace(models.GPT3[args.model], layers=args.model_layers, seq_len=args.seq_len)
     settings = {"model": args.model, "model_layers": args.model_layers, "seq_len": args.seq_len,
                 "batch_size": args.batch_size, "micro_batches": args.micro_batches, "layers": args.layers,
+                "jobs": args.jobs,
                 "cluster": args.cluster}
     modes = ["auto", "equal-layer", "equal-operator"]
     out = Path(args.out)
@@ -119,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as workdir:
         for mode in modes:
             print(f"{mode} ...", flush=True)
-            row = run_one(config, args.batch_size, args.layers, cluster, args.micro_batches, mode, Path(workdir))
+            row = run_one(config, args.batch_size, args.layers, cluster, args.micro_batches, mode, args.jobs,
+                          Path(workdir))
             result["runs"].append(row)
             print("    " + json.dumps(row), flush=True)
             save(result, out, markdown)
