@@ -193,12 +193,15 @@ class StageConstructionPass(Pass):
         if planned is None:  # the planner's error is reported at its op
             diagnostics.failed = True
             return
+        costed: dict[tuple, tuple] = {}
         for index, key in entries:
             stage, mesh, indices = work[key]
-            cost = self._stage_cost(stage, mesh, *planned[key], ops, indices, phase, main, diagnostics)
-            if cost is None:
-                return
-            latency[index], params, params_whole, act_mem[index] = cost
+            if key not in costed:  # once per distinct stage and mesh (profiling runs it)
+                cost = self._stage_cost(stage, mesh, *planned[key], ops, indices, phase, main, diagnostics)
+                if cost is None:
+                    return
+                costed[key] = cost
+            latency[index], params, params_whole, act_mem[index] = costed[key]
             # Optimizer state (read by the updates only) is taken as sharded like the parameters.
             param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
         for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
