@@ -21,6 +21,7 @@ from jax._src.lib.mlir import ir
 
 from ..dialect.context import walk
 from ..dialect.mesh import DeviceMesh
+from ..dialect.sharding import mhlo_tuple_elements
 
 MHLO_SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
@@ -181,3 +182,22 @@ def sdy_mesh_name(sharding: ir.Attribute) -> str:
     if not isinstance(ref, ir.FlatSymbolRefAttr):
         raise ValueError(f"sharding {sharding} has an inlined mesh; run sdy-lift-inlined-meshes first")
     return ref.value
+
+
+def find_main(module: ir.Operation) -> ir.Operation:
+    """The function a pass plans: the public ``@main``, else the only public function."""
+    public = [f for f in funcs(module) if "sym_visibility" not in f.attributes
+              or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"]
+    named = [f for f in public if ir.StringAttr(f.attributes["sym_name"]).value == "main"]
+    if named:
+        return named[0]
+    if len(public) == 1:
+        return public[0]
+    raise ValueError(f"the module needs a public @main (found {len(public)} public functions)")
+
+
+def result_shardings(op: ir.Operation) -> list[str]:
+    """The ``mhlo.sharding`` text of each result of an annotated op: a tuple's elements, or
+    one sharding for all."""
+    text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+    return mhlo_tuple_elements(text) or [text] * len(op.results)

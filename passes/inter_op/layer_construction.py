@@ -10,12 +10,12 @@ import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.context import walk
-from ..annotations import funcs
+from ..annotations import find_main
 from ..imports.lower_pipeline_markers import SEGMENT_ATTR
 from ..intra_op.rules import itemsize_of, iteration_space, shape_of
 from ..registry import Diagnostics, Pass, register
 from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators
-from .training_step import APPLY, BACKWARD, FORWARD, TrainingStep, analyze_training_step, step_ops
+from .training_step import APPLY, BACKWARD, FORWARD, StepGraph, TrainingStep, analyze_training_step
 
 LAYER_ATTR = "alpa.layer"
 PHASE_ATTR = "alpa.phase"
@@ -66,13 +66,15 @@ class LayerConstructionPass(Pass):
             raise ValueError(f"option 'delta' must not be negative; got {self.delta}")
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
-        main = _main(module)
-        if main is None:
-            diagnostics.error(module, "layer construction needs a public @main training step")
-            return
-        ops = step_ops(main)
         try:
-            step = analyze_training_step(main)
+            main = find_main(module)
+        except ValueError as error:
+            diagnostics.error(module, f"layer construction: {error}")
+            return
+        graph = StepGraph(main)
+        ops = graph.ops
+        try:
+            step = analyze_training_step(main, graph=graph)
         except ValueError as error:
             diagnostics.error(main, f"layer construction: {error}")
             return
@@ -91,7 +93,7 @@ class LayerConstructionPass(Pass):
         else:
             flops = [op_flops(ops[i]) for i in forward]
             try:
-                forward_layers = cluster_operators(flops, _forward_values(ops, forward), layers, delta=self.delta,
+                forward_layers = cluster_operators(flops, _forward_values(graph, forward), layers, delta=self.delta,
                                                    boundaries=boundaries).layer_of_op
             except ClusteringInfeasibleError as error:
                 heaviest = int(np.argmax(flops))
@@ -102,28 +104,20 @@ class LayerConstructionPass(Pass):
                 else:
                     diagnostics.error(main, f"layer construction: {error}")
                 return
-        layer = assign_layers(ops, step, dict(zip(forward, forward_layers)), main)
+        layer = assign_layers(graph, step, dict(zip(forward, forward_layers)))
         i64 = ir.IntegerType.get_signless(64, module.context)
         for op, phase, number in zip(ops, step.phase, layer):
             op.attributes[LAYER_ATTR] = ir.IntegerAttr.get(i64, number)
             op.attributes[PHASE_ATTR] = ir.StringAttr.get(phase, module.context)
 
 
-def assign_layers(ops: list[ir.Operation], step: TrainingStep, forward_layer: dict[int, int],
-                  main: ir.Operation) -> list[int]:
+def assign_layers(graph: StepGraph, step: TrainingStep, forward_layer: dict[int, int]) -> list[int]:
     """The layer of every op, given the forward ops' layers (see the pass docstring)."""
-    producer: dict[ir.Value, int] = {}
-    for i, op in enumerate(ops):
-        for result in op.results:
-            producer[result] = i
-    position = {op: i for i, op in enumerate(ops)}
-    arguments = list(main.regions[0].blocks[0].arguments)
     argument_layer: dict[int, int] = {}  # a parameter's layer: of the first forward op reading it
     for i in step.ops(FORWARD):
-        for value in _reads(ops[i]):
-            if value in arguments:
-                argument_layer.setdefault(arguments.index(value), forward_layer[i])
-    layer: list[float] = [math.nan] * len(ops)
+        for argument in graph.args_read[i]:
+            argument_layer.setdefault(argument, forward_layer[i])
+    layer: list[float] = [math.nan] * len(graph.ops)
     for i, number in forward_layer.items():
         layer[i] = number
     for i in step.ops(BACKWARD):
@@ -135,46 +129,21 @@ def assign_layers(ops: list[ir.Operation], step: TrainingStep, forward_layer: di
     # reading nothing placed, the layer of their first placed user.
     for i in [*step.ops(BACKWARD), *step.ops(APPLY)]:
         if math.isnan(layer[i]):
-            known = [layer[producer[v]] for v in _reads(ops[i]) if v in producer and not math.isnan(layer[producer[v]])]
-            known += [argument_layer[arguments.index(v)] for v in _reads(ops[i])
-                      if v in arguments and arguments.index(v) in argument_layer]
+            known = [layer[j] for j in graph.inputs[i] if not math.isnan(layer[j])]
+            known += [argument_layer[a] for a in graph.args_read[i] if a in argument_layer]
             if known:
                 layer[i] = min(known)
-    for i in reversed(range(len(ops))):
+    for i in reversed(range(len(graph.ops))):
         if math.isnan(layer[i]):
-            users = [layer[j] for r in ops[i].results for j in user_indices(r, position) if not math.isnan(layer[j])]
+            users = [layer[j] for j in graph.users[i] if not math.isnan(layer[j])]
             layer[i] = min(users) if users else 0
     # The backward pass runs the layers in reverse: a backward op is in no later layer
     # than a backward op it reads (a pairing that says otherwise, for a light op such
     # as a bias gradient's reduce, would make the stages' parts wait on each other).
     backward = set(step.ops(BACKWARD))
     for i in sorted(backward):
-        inputs = [layer[producer[v]] for v in _reads(ops[i]) if v in producer and producer[v] in backward]
-        layer[i] = min([layer[i], *inputs])
+        layer[i] = min([layer[i], *(layer[j] for j in graph.inputs[i] if j in backward)])
     return [int(x) for x in layer]
-
-
-def _reads(op: ir.Operation) -> list[ir.Value]:
-    """Values ``op`` reads from outside itself, its regions included."""
-    inside = {r for nested in walk(op) for r in nested.results}
-    return [v for nested in walk(op) for v in nested.operands if v not in inside and not _argument_inside(v, op)]
-
-
-def _argument_inside(value: ir.Value, op: ir.Operation) -> bool:
-    """``value`` is an argument of a block nested in ``op`` (not of the function's body)."""
-    return isinstance(value.owner, ir.Block) and value.owner.owner != op.parent
-
-
-def user_indices(value: ir.Value, position: dict[ir.Operation, int]) -> list[int]:
-    """The top-level ops (by ``position``) that read ``value``, also from inside their regions."""
-    found = []
-    for use in value.uses:
-        owner = use.owner.operation
-        while owner is not None and owner not in position:
-            owner = owner.parent
-        if owner is not None:
-            found.append(position[owner])
-    return found
 
 
 def op_flops(op: ir.Operation) -> float:
@@ -186,14 +155,14 @@ def op_flops(op: ir.Operation) -> float:
     return total
 
 
-def _forward_values(ops: list[ir.Operation], forward: list[int]) -> list[Value]:
+def _forward_values(graph: StepGraph, forward: list[int]) -> list[Value]:
     """The forward pass's dataflow in forward-op numbering, with each value's bytes."""
     position = {i: k for k, i in enumerate(forward)}
-    top = {op: i for i, op in enumerate(ops)}
     values = []
     for k, i in enumerate(forward):
-        for result in ops[i].results:
-            readers = sorted({position[j] for j in user_indices(result, top) if j in position and position[j] > k})
+        for result in graph.ops[i].results:
+            readers = sorted({position[j] for j in graph.value_users.get(result, ())
+                              if j in position and position[j] > k})
             shape = shape_of(result)
             if readers and shape is not None:
                 values.append(Value(k, tuple(readers), float(np.prod(shape, dtype=float)) * itemsize_of(result)))
@@ -202,10 +171,3 @@ def _forward_values(ops: list[ir.Operation], forward: list[int]) -> list[Value]:
 
 def _segment(op: ir.Operation) -> int | None:
     return ir.IntegerAttr(op.attributes[SEGMENT_ATTR]).value if SEGMENT_ATTR in op.attributes else None
-
-
-def _main(module: ir.Operation) -> ir.Operation | None:
-    for func in funcs(module):
-        if ir.StringAttr(func.attributes["sym_name"]).value == "main":
-            return func
-    return None

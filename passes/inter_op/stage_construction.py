@@ -16,21 +16,29 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.context import make_context, walk
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
-from ...dialect.sharding import ShardingSpec, mhlo_tuple_elements
+from ...dialect.sharding import ShardingSpec
 from ...lowering.spmd import LoweringError
 from ...runtime.profiling import time_module
-from ..annotations import MHLO_SHARDING, funcs, get_value_attrs, mesh_to_attr, set_value_attrs
+from ..annotations import (
+    MHLO_SHARDING,
+    find_main,
+    funcs,
+    get_value_attrs,
+    mesh_to_attr,
+    result_shardings,
+    set_value_attrs,
+)
 from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.cost_model import tile_bytes
 from ..intra_op.plan import ShardingPlan
 from ..intra_op.rules import itemsize_of, shape_of
 from ..registry import Diagnostics, Pass, register
-from .layer_construction import LAYER_ATTR, PHASE_ATTR, LayerConstructionPass, op_flops, user_indices
+from .layer_construction import LAYER_ATTR, PHASE_ATTR, LayerConstructionPass, op_flops
 from .outline import OutlineError, extract, outline
 from .pipeline_plan import PipelinePlan, StagePlacement
 from .stage_dp import StageCosts, StageDPError, solve_stage_dp
 from .submesh import cover_submeshes, submesh_shapes
-from .training_step import APPLY, BACKWARD, FORWARD, step_ops
+from .training_step import APPLY, BACKWARD, FORWARD, StepGraph, step_ops
 
 STAGE_ATTR = "alpa.stage"
 LOG = logging.getLogger("alpa_mlir.stage_construction")
@@ -132,9 +140,10 @@ class StageConstructionPass(Pass):
             raise ValueError("options 'device-memory', 'epsilon' and the latencies must not be negative")
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
-        main = next((f for f in funcs(module) if ir.StringAttr(f.attributes["sym_name"]).value == "main"), None)
-        if main is None:
-            diagnostics.error(module, "stage construction needs a public @main")
+        try:
+            main = find_main(module)
+        except ValueError as error:
+            diagnostics.error(module, f"stage construction: {error}")
             return
         ops = step_ops(main)
         missing = [op for op in ops if LAYER_ATTR not in op.attributes or PHASE_ATTR not in op.attributes]
@@ -170,7 +179,8 @@ class StageConstructionPass(Pass):
         # Every candidate plans the same ops again: their warnings are reported once, below.
         sink: list = []
         costing = Diagnostics(sink)
-        state = {(i, j): _state_bytes(main, ops, [n for n in range(len(ops)) if i <= layer[n] < j])
+        graph = StepGraph(main)
+        state = {(i, j): _state_bytes(graph, phase, [n for n in range(len(ops)) if i <= layer[n] < j])
                  for i, j in {(i, j) for i, j, _ in candidates}}
         work: dict[tuple, tuple] = {}  # distinct (stage module, logical mesh) -> (stage, mesh, indices)
         entries = []  # (table index, work key)
@@ -189,7 +199,7 @@ class StageConstructionPass(Pass):
                 work.setdefault(key, (stage, mesh, indices))
                 entries.append(((i, j, submeshes.index(k), p), key))
         solves = len(work)
-        planned = self._plan_all(work, costing)
+        planned = self._plan_all(work, module.context, costing)
         if planned is None:  # the planner's error is reported at its op
             diagnostics.failed = True
             return
@@ -197,7 +207,7 @@ class StageConstructionPass(Pass):
         for index, key in entries:
             stage, mesh, indices = work[key]
             if key not in costed:  # once per distinct stage and mesh (profiling runs it)
-                cost = self._stage_cost(stage, mesh, *planned[key], ops, indices, phase, main, diagnostics)
+                cost = self._stage_cost(stage, mesh, *planned[key], graph, indices, phase, main, diagnostics)
                 if cost is None:
                     return
                 costed[key] = cost
@@ -295,12 +305,11 @@ class StageConstructionPass(Pass):
 
     # ------------------------------------------------------------------ costs
 
-    def _plan_all(self, work: dict, diagnostics: Diagnostics) -> dict | None:
+    def _plan_all(self, work: dict, context: ir.Context, diagnostics: Diagnostics) -> dict | None:
         """Each distinct stage module planned on its logical mesh, from a fresh copy: key -> (plan,
         shardings of its copied ops' results, the planned module). ``jobs`` > 1 plans in that many
         processes."""
         planned = {}
-        context = next(iter(work.values()))[0].module.context if work else None
         if self.jobs > 1:
             keys = list(work)
             with concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn")) \
@@ -321,7 +330,7 @@ class StageConstructionPass(Pass):
         return planned
 
     def _stage_cost(self, stage, mesh: DeviceMesh, plan: ShardingPlan, shardings: list[list[str]],
-                    planned: ir.Module, ops, indices, phase, main,
+                    planned: ir.Module, graph: StepGraph, indices, phase, main,
                     diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
         """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
         stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
@@ -333,7 +342,7 @@ class StageConstructionPass(Pass):
                 diagnostics.error(main, f"option 'cost-model=profile': {error}")
                 return None
         else:
-            compute = sum(op_flops(ops[n]) for n in indices) / (mesh.size * self.device_flops)
+            compute = sum(op_flops(graph.ops[n]) for n in indices) / (mesh.size * self.device_flops)
             latency = compute + plan.objective
         arguments = list(main.regions[0].blocks[0].arguments)
         read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
@@ -341,14 +350,13 @@ class StageConstructionPass(Pass):
         params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh) for value, v in read)
         params_whole = sum(math.prod(v.shape) * itemsize_of(value) for value, v in read)
         backward = {n for n in indices if phase[n] == BACKWARD}
-        position = {op: n for n, op in enumerate(ops)}
         saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
         for n, texts in zip(sorted(indices), shardings):
             if phase[n] != FORWARD:
                 continue
-            for result, text in zip(ops[n].results, texts):
+            for result, text in zip(graph.ops[n].results, texts):
                 shape = shape_of(result)
-                if shape is not None and backward.intersection(user_indices(result, position)):
+                if shape is not None and backward.intersection(graph.value_users.get(result, ())):
                     spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
                     saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
         return latency, params, params_whole, saved
@@ -404,23 +412,15 @@ def _copy_shardings(module: ir.Module) -> list[list[str]]:
     return [found[n] for n in range(len(found))]
 
 
-def _state_bytes(main: ir.Operation, ops: list[ir.Operation], indices: list[int]) -> float:
+def _state_bytes(graph: StepGraph, phase: list[str], indices: list[int]) -> float:
     """Bytes of the @main arguments that only the stage's apply ops read (optimizer state)."""
-    arguments = list(main.regions[0].blocks[0].arguments)
     read: dict[int, set[str]] = {}
     for n in indices:
-        phase = ir.StringAttr(ops[n].attributes[PHASE_ATTR]).value
-        for value in ops[n].operands:
-            if isinstance(value.owner, ir.Block) and value in arguments:
-                read.setdefault(arguments.index(value), set()).add(phase)
+        for argument in graph.args_read[n]:
+            read.setdefault(argument, set()).add(phase[n])
+    arguments = list(graph.arg_number)
     return float(sum(math.prod(shape_of(arguments[a]) or ()) * itemsize_of(arguments[a])
                      for a, phases in read.items() if phases == {APPLY}))
-
-
-def result_shardings(op: ir.Operation) -> list[str]:
-    """The ``mhlo.sharding`` text of each result of an annotated op."""
-    text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
-    return mhlo_tuple_elements(text) or [text] * len(op.results)
 
 
 def _annotate_signature(func: ir.Operation, inputs: tuple[ir.Value, ...], outputs: tuple[ir.Value, ...],

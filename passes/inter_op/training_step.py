@@ -118,7 +118,8 @@ def step_ops(func: ir.Operation) -> list[ir.Operation]:
 
 
 def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, loss: int | None = None,
-                          gradients: Sequence[ir.Value] | None = None) -> TrainingStep:
+                          gradients: Sequence[ir.Value] | None = None,
+                          graph: StepGraph | None = None) -> TrainingStep:
     """The forward, backward and apply-gradient ops of ``func`` and the backward-forward pairs.
 
     Args:
@@ -128,10 +129,11 @@ def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, los
       loss: the result number of the loss; default the last scalar floating-point result.
       gradients: the complete gradients, if the caller knows them (``alpa_mlir.grad``):
         the ops that depend on them are the apply part.
+      graph: ``StepGraph(func)``, if the caller has built it already.
     Raises:
       ValueError: no loss result, or (dataflow rule) no backward pass after the loss.
     """
-    graph = _Graph(func)
+    graph = graph or StepGraph(func)
     loss = _loss_result(graph.results, loss)
     after_gradients, before_gradients = set(), set()
     if gradients is not None:
@@ -157,13 +159,15 @@ def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, los
 def parameter_reads(func: ir.Operation, step: TrainingStep) -> dict[int, tuple[int, ...]]:
     """Forward op -> the parameters (argument numbers) it reads directly, for the forward
     ops that read any: where each parameter enters the forward pass."""
-    graph, parameters = _Graph(func), set(step.parameters)
+    graph, parameters = StepGraph(func), set(step.parameters)
     return {i: tuple(a for a in args if a in parameters) for i, args in enumerate(graph.args_read)
             if step.phase[i] == FORWARD and parameters.intersection(args)}
 
 
-class _Graph:
-    """Def-use edges between the top-level ops of a function (region captures included)."""
+class StepGraph:
+    """Def-use edges between the top-level ops of a function (region captures included):
+    per op (``step_ops`` numbering) the top-level values it reads, the ops and arguments
+    they come from, and the ops that read its results."""
 
     def __init__(self, func: ir.Operation):
         block = func.regions[0].blocks[0]
@@ -256,7 +260,7 @@ def _transform_of(segments: tuple[str, ...]) -> Phase | None:
     return None
 
 
-def _location_phases(graph: _Graph, stacks: list, after_gradients: set[int], before_gradients: set[int]) -> list:
+def _location_phases(graph: StepGraph, stacks: list, after_gradients: set[int], before_gradients: set[int]) -> list:
     phase: list = [None] * len(graph.ops)
     outside = []
     for i, (op, stack) in enumerate(zip(graph.ops, stacks)):
@@ -277,7 +281,7 @@ def _location_phases(graph: _Graph, stacks: list, after_gradients: set[int], bef
     return phase
 
 
-def _location_pairs(graph: _Graph, phase: list, stacks: list, dataflow: list) -> list:
+def _location_pairs(graph: StepGraph, phase: list, stacks: list, dataflow: list) -> list:
     """Pair within the same source statement; the dataflow pair breaks ties."""
     statement: dict[str, list[int]] = {}
     for i, stack in enumerate(stacks):
@@ -303,7 +307,7 @@ def _location_pairs(graph: _Graph, phase: list, stacks: list, dataflow: list) ->
 
 # ----------------------------------------------------------------------------- dataflow
 
-def _dataflow_phases(graph: _Graph, loss: int, after_gradients: set[int], explicit: bool) -> list:
+def _dataflow_phases(graph: StepGraph, loss: int, after_gradients: set[int], explicit: bool) -> list:
     loss_value = graph.results[loss]
     if loss_value not in graph.producer:
         raise ValueError(f"the loss (result #{loss}) is an argument of @main, not computed by it")
@@ -342,7 +346,7 @@ def _dataflow_phases(graph: _Graph, loss: int, after_gradients: set[int], explic
     return phase
 
 
-def _linearity(graph: _Graph, seed: int) -> list[int]:
+def _linearity(graph: StepGraph, seed: int) -> list[int]:
     """K, L or N for each op's results (see the module docstring); ops before the seed are K."""
     linearity = [_K] * len(graph.ops)
     zero = [False] * len(graph.ops)
@@ -360,7 +364,7 @@ def _linearity(graph: _Graph, seed: int) -> list[int]:
     return linearity
 
 
-def _classify(graph: _Graph, i: int, linearity: list[int], zero: list[bool]) -> int:
+def _classify(graph: StepGraph, i: int, linearity: list[int], zero: list[bool]) -> int:
     def of(value: ir.Value) -> int:
         return linearity[graph.producer[value]] if value in graph.producer else _K
 
@@ -412,7 +416,7 @@ def _kinds(name: str) -> tuple[str, ...]:
     return (name, *_TRANSPOSES.get(name, ()))
 
 
-def _dataflow_pairs(graph: _Graph, phase: list) -> list:
+def _dataflow_pairs(graph: StepGraph, phase: list) -> list:
     pairs: list = [None] * len(graph.ops)
     for b, op in enumerate(graph.ops):
         if phase[b] != BACKWARD or graph.constant_valued[b]:
@@ -433,7 +437,7 @@ def _dataflow_pairs(graph: _Graph, phase: list) -> list:
     return pairs
 
 
-def _follow_users(graph: _Graph, phase: list, pairs: list) -> None:
+def _follow_users(graph: StepGraph, phase: list, pairs: list) -> None:
     """A constant-valued backward op (the seed, a broadcast zero) pairs as its first backward user."""
     for b in reversed(range(len(graph.ops))):
         if phase[b] == BACKWARD and graph.constant_valued[b]:

@@ -9,15 +9,16 @@ import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec, mhlo_tuple_elements
+from ...dialect.sharding import ShardingSpec
 from ..annotations import (
     MHLO_SHARDING,
     SHARDING_CUSTOM_CALL,
     MeshOptions,
-    funcs,
+    find_main,
     get_value_attrs,
     module_mesh,
     num_partitions,
+    result_shardings,
     set_module_mesh,
     set_value_attrs,
     string_attr,
@@ -135,7 +136,7 @@ class AutoShardingPass(MeshOptions, Pass):
         """Annotate ``module`` as :meth:`apply` does and return its plan (``None`` after an error)."""
         try:
             physical = self._mesh(module)
-            func = _main(module)
+            func = _planned_function(module)
             arguments = len(func.regions[0].blocks[0].arguments)
             if any(not 0 <= a < arguments for a in self.batch_args):
                 raise ValueError(f"option 'batch-args' names argument(s) {list(self.batch_args)} but @main has "
@@ -214,7 +215,7 @@ class AutoShardingPass(MeshOptions, Pass):
                 texts = [ir.StringAttr(text).value] if text is not None else None
                 where = func
             elif self.keep_user_shardings == "all" and MHLO_SHARDING in node.op.attributes:
-                texts = _split_tuple(ir.StringAttr(node.op.attributes[MHLO_SHARDING]).value, len(node.op.results))
+                texts = result_shardings(node.op)
                 if node.kind == "carry":
                     texts = texts[node.index:node.index + 1]
                 where = node.op
@@ -299,21 +300,11 @@ def _parameters(graph: Graph) -> set[int]:
     return result
 
 
-def _split_tuple(text: str, count: int) -> list[str]:
-    """One sharding text per result: a tuple's elements, or a single sharding for all."""
-    return mhlo_tuple_elements(text) or [text] * count
-
-
-def _main(module: ir.Operation) -> ir.Operation:
-    public = [f for f in funcs(module) if "sym_visibility" not in f.attributes
-              or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"]
-    named = [f for f in public if ir.StringAttr(f.attributes["sym_name"]).value == "main"]
-    if named:
-        return named[0]
-    if len(public) == 1:
-        return public[0]
-    raise ValueError("auto-sharding plans one function: the module needs a public @main "
-                     f"(found {len(public)} public functions)")
+def _planned_function(module: ir.Operation) -> ir.Operation:
+    try:
+        return find_main(module)
+    except ValueError as error:
+        raise ValueError(f"auto-sharding plans one function: {error}") from None
 
 
 # ---------------------------------------------------------------------- output
