@@ -98,7 +98,8 @@ def _dtypes_by_mlir_name() -> dict[str, np.dtype]:
         return {str(jax_mlir.dtype_to_ir_type(d)): d for d in candidates}
 
 
-def _aval(tensor_type: ir.Type, what: str) -> jax.ShapeDtypeStruct:
+def aval_of(tensor_type: ir.Type, what: str) -> jax.ShapeDtypeStruct:
+    """The JAX shape and dtype of a static tensor type; ``what`` names it in the error."""
     ranked = tensor_type.maybe_downcast()
     if not isinstance(ranked, ir.RankedTensorType) or not ranked.has_static_shape:
         raise LoweringError(f"{what} has type {tensor_type}; only statically shaped tensors can be placed on a mesh")
@@ -124,8 +125,8 @@ def read_signature(module: ir.Module) -> ModuleSignature:
     if main is None:
         raise LoweringError("module has no func.func @main to compile; rename the entry function to main")
     ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-    in_avals = tuple(_aval(t, f"argument {i} of @main") for i, t in enumerate(ftype.inputs))
-    out_avals = tuple(_aval(t, f"result {i} of @main") for i, t in enumerate(ftype.results))
+    in_avals = tuple(aval_of(t, f"argument {i} of @main") for i, t in enumerate(ftype.inputs))
+    out_avals = tuple(aval_of(t, f"result {i} of @main") for i, t in enumerate(ftype.results))
     aliases, donated = [], [False] * len(in_avals)
     arg_attrs = main.attributes["arg_attrs"] if "arg_attrs" in main.attributes else None
     for i in range(len(in_avals) if arg_attrs is not None else 0):

@@ -1,0 +1,366 @@
+"""``alpa-cross-mesh-resharding``: explicit transfers between stages on different meshes (Sec. 6)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from jax._src.lib.mlir import ir
+
+from ...dialect.alpa_ops import TRANSFER, build_all_gather, build_assemble, build_recv, build_send
+from ...dialect.mesh import DeviceMesh
+from ...dialect.sharding import ShardingError, ShardingSpec
+from ...lowering.spmd import aval_of
+from ..annotations import MESH_ATTR, MHLO_SHARDING, find_main, get_value_attrs, mesh_from_attr
+from ..registry import Diagnostics, Pass, register
+from .reshard_plan import (
+    LocalGather,
+    ReshardPlan,
+    Tile,
+    TileMove,
+    check_plan,
+    device_pieces,
+    plan_reshard,
+)
+
+REPLICATED = "{replicated}"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a value of ``@main`` lives: a mesh (and its ``alpa.mesh`` attribute) and an
+    ``mhlo.sharding`` written against the mesh's shape; ``what`` names the annotation."""
+
+    mesh: DeviceMesh
+    mesh_attr: ir.Attribute
+    sharding: str
+    what: str
+
+    def spec(self, rank: int) -> ShardingSpec:
+        """The sharding as a spec; raises :class:`ShardingError` naming the annotation."""
+        try:
+            return ShardingSpec.from_mhlo(self.sharding, DeviceMesh(self.mesh.shape), rank)
+        except ShardingError as error:
+            raise ShardingError(f"the sharding of {self.what}: {error}") from None
+
+
+@dataclass
+class Transfer:
+    """One value to one destination mesh and sharding, with the call operands it feeds."""
+
+    value: ir.Value
+    source: Placement
+    destination: Placement
+    plan: ReshardPlan
+    consumers: list[tuple[ir.Operation, int]] = field(default_factory=list)
+
+
+@register
+@dataclass(frozen=True)
+class CrossMeshReshardingPass(Pass):
+    """Move every value that crosses between stage meshes with explicit ``alpa`` ops (Sec. 6).
+
+    Runs after ``alpa-stage-construction``: ``@main`` holds only calls of stage functions,
+    each with ``alpa.mesh`` (its devices) and ``mhlo.sharding`` on its arguments and
+    results, written against the mesh's shape. For every call operand produced by a call
+    on another mesh, the pass plans a transfer from the producer's result sharding to the
+    consumer's argument sharding (no sharding: replicated) with ``plan_reshard``: the
+    first iteration of Sec. 6 sends each tile a destination device needs from a source
+    device holding it; the second sends a tile that the destination replicates on k
+    devices once, in k pieces, and all-gathers it inside the destination mesh. Before the
+    consumer it inserts the ``alpa.send``, ``alpa.recv`` and ``alpa.all_gather`` ops and an
+    ``alpa.assemble`` (see ``dialect/alpa_ops.py``), and the consumer reads the assembled
+    value. Consumers on the same mesh that want the same sharding share one transfer.
+    Operands from the same devices (intra-mesh resharding is the SPMD partitioner's job)
+    and ``@main``'s arguments (the runtime places them) are left alone. Every op of a
+    transfer carries its ``alpa.transfer`` id; channel ids are unique in the module.
+    Errors: a callee without ``alpa.mesh``, meshes that overlap without being equal, a
+    sharding that does not fit its mesh, a value that is not a static tensor, ops other
+    than calls in ``@main``.
+
+    Input (``{devices=[1,2]<=[2]}`` splits the columns on two devices)::
+
+        func.func private @stage0(...) -> (tensor<4x16xf32> {mhlo.sharding = "{devices=[1,2]<=[2]}"})
+            attributes {alpa.mesh = {device_ids = array<i64: 0, 1>, shape = array<i64: 1, 2>}}
+        func.func private @stage1(%arg0: tensor<4x16xf32> {mhlo.sharding = "{replicated}"}) -> ...
+            attributes {alpa.mesh = {device_ids = array<i64: 2, 3>, shape = array<i64: 1, 2>}}
+        %0 = call @stage0(...)
+        %1 = call @stage1(%0)
+
+    Output (each column half crosses once, split in two; Fig. 6a's Megatron case)::
+
+        %0 = call @stage0(...)
+        "alpa.send"(%0) {alpa.transfer = 0 : i64, channel_id = 0 : i64, dst_device = 2 : i64,
+                         src_device = 0 : i64, tile = array<i64: 0, 4, 0, 4>} : (tensor<4x16xf32>) -> ()
+        ... three more sends: [0,4)x[4,8) from 0 to 3, [0,4)x[8,12) from 1 to 2, [0,4)x[12,16) from 1 to 3
+        %r0 = "alpa.recv"() {alpa.transfer = 0 : i64, channel_id = 0 : i64, ...} : () -> tensor<4x4xf32>
+        ... %r1, %r2, %r3
+        %g0 = "alpa.all_gather"(%r0, %r1) {all_gather_dim = 1 : i64, alpa.transfer = 0 : i64,
+                                          devices = array<i64: 2, 3>} : (...) -> tensor<4x8xf32>
+        %g1 = "alpa.all_gather"(%r2, %r3) {...} : (...) -> tensor<4x8xf32>
+        %w = "alpa.assemble"(%g0, %g1, %g0, %g1) {alpa.mesh = {...}, alpa.transfer = 0 : i64,
+                 devices = array<i64: 2, 2, 3, 3>, mhlo.sharding = "{replicated}",
+                 tiles = array<i64: 0, 4, 0, 8, 0, 4, 8, 16, 0, 4, 0, 8, 0, 4, 8, 16>} : (...) -> tensor<4x16xf32>
+        %1 = call @stage1(%w)
+
+    Options: ``local-all-gather`` (default true); false sends every tile to every device
+    that needs it, the paper's "w/o local all-gather" baseline (Sec. 8.5).
+    """
+
+    name = "alpa-cross-mesh-resharding"
+
+    local_all_gather: bool = field(default=True, metadata={
+        "help": "send a tile the destination replicates once and all-gather it there (Sec. 6); false: only "
+                "send/recv"})
+
+    def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        try:
+            main = find_main(module)
+        except ValueError as error:
+            diagnostics.error(module, f"cross-mesh resharding: {error}")
+            return
+        stages = _stage_functions(module, main, diagnostics)
+        if diagnostics.failed:
+            return
+        transfers = self._transfers(main, stages, diagnostics)
+        if diagnostics.failed:
+            return  # report every problem, change nothing
+        transfer_id, channel = _next_ids(main)
+        for transfer in transfers:
+            _emit(transfer, transfer_id, channel)
+            transfer_id += 1
+            channel += len(transfer.plan.moves)
+
+    def _transfers(self, main: ir.Operation, stages: dict[str, ir.Operation],
+                   diagnostics: Diagnostics) -> list[Transfer]:
+        """The transfers ``@main`` needs, in the order of their first consumer."""
+        found: dict[tuple, Transfer] = {}
+        for call in _body(main):
+            if call.name != "func.call":
+                continue
+            callee = stages[_callee(call)]
+            arguments = get_value_attrs(callee, "arg_attrs")
+            for number, value in enumerate(call.operands):
+                try:
+                    source = _source(value, stages)
+                except ValueError as error:
+                    diagnostics.error(call, f"operand #{number} of the call of @{_callee(call)}: {error}")
+                    continue
+                if source is None or source.mesh.device_ids == _mesh(callee).device_ids:
+                    continue
+                destination = Placement(_mesh(callee), callee.attributes[MESH_ATTR],
+                                        _sharding_text(arguments[number]), f"argument #{number} of @{_callee(call)}")
+                transfer = self._transfer(call, number, value, source, destination, found, diagnostics)
+                if transfer is not None:
+                    transfer.consumers.append((call, number))
+        return list(found.values())
+
+    def _transfer(self, call: ir.Operation, number: int, value: ir.Value, source: Placement,
+                  destination: Placement, found: dict[tuple, Transfer],
+                  diagnostics: Diagnostics) -> Transfer | None:
+        """The transfer of ``value`` to ``destination`` (planned once), or None after an error."""
+        where = f"operand #{number} of the call of @{_callee(call)}"
+        shared = sorted(set(source.mesh.device_ids) & set(destination.mesh.device_ids))
+        if shared:
+            diagnostics.error(call, f"{where} comes from devices {list(source.mesh.device_ids)} and goes to devices "
+                                    f"{list(destination.mesh.device_ids)}, which share {shared}: stages must be on "
+                                    "the same mesh or on disjoint meshes")
+            return None
+        shaped = ir.RankedTensorType(value.type) if isinstance(value.type, ir.RankedTensorType) else None
+        if shaped is None or not shaped.has_static_shape:
+            diagnostics.error(call, f"{where} has type {value.type}; only statically shaped tensors can move "
+                                    "between meshes")
+            return None
+        shape = tuple(shaped.shape)
+        try:
+            src_spec, dst_spec = source.spec(len(shape)), destination.spec(len(shape))
+        except ShardingError as error:
+            diagnostics.error(call, f"{where}: {error}")
+            return None
+        key = (value, destination.mesh.device_ids, destination.mesh.shape, dst_spec)
+        if key not in found:
+            plan = plan_reshard(shape, src_spec, source.mesh, dst_spec, destination.mesh, self.local_all_gather)
+            found[key] = Transfer(value, source, destination, plan)
+        return found[key]
+
+
+def _body(main: ir.Operation) -> list[ir.Operation]:
+    return [op.operation for op in main.regions[0].blocks[0].operations]
+
+
+def _callee(call: ir.Operation) -> str:
+    return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+
+
+def _mesh(func: ir.Operation) -> DeviceMesh:
+    return mesh_from_attr(func.attributes[MESH_ATTR])
+
+
+def _sharding_text(attrs: dict[str, ir.Attribute]) -> str:
+    return ir.StringAttr(attrs[MHLO_SHARDING]).value if MHLO_SHARDING in attrs else REPLICATED
+
+
+def _stage_functions(module: ir.Operation, main: ir.Operation,
+                      diagnostics: Diagnostics) -> dict[str, ir.Operation]:
+    """The stage functions ``@main`` calls, by name; reports callees without a usable
+    ``alpa.mesh`` and ops of ``@main`` that are not calls."""
+    functions = {ir.StringAttr(op.attributes["sym_name"]).value: op.operation
+                 for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"}
+    stages: dict[str, ir.Operation] = {}
+    for op in _body(main):
+        if op.name in ("func.return",) or op.name.startswith("alpa."):
+            continue
+        if op.name != "func.call":
+            diagnostics.error(op, f"cross-mesh resharding expects @main to hold only calls of stage functions; "
+                                  f"found '{op.name}': run alpa-stage-construction first")
+            continue
+        name = _callee(op)
+        if name in stages or name not in functions:  # MLIR's verifier rejects unknown callees
+            continue
+        callee = functions[name]
+        if MESH_ATTR not in callee.attributes:
+            diagnostics.error(callee, f"@{name} is called from @main but has no {MESH_ATTR}: cross-mesh resharding "
+                                      "needs every stage's mesh (run alpa-stage-construction first)")
+            continue
+        try:
+            _mesh(callee)
+        except ValueError as error:
+            diagnostics.error(callee, f"@{name}: {error}")
+            continue
+        stages[name] = callee
+    return stages
+
+
+def _source(value: ir.Value, stages: dict[str, ir.Operation]) -> Placement | None:
+    """Where ``value`` lives: a stage call's result, or an earlier transfer's
+    ``alpa.assemble`` (so the pass may run twice); None for an argument of ``@main``.
+    Raises ``ValueError`` for any other producer."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return None
+    owner = owner.operation
+    if owner.name == "alpa.assemble":
+        return Placement(mesh_from_attr(owner.attributes[MESH_ATTR]), owner.attributes[MESH_ATTR],
+                         ir.StringAttr(owner.attributes[MHLO_SHARDING]).value, "an alpa.assemble")
+    if owner.name != "func.call" or _callee(owner) not in stages:
+        raise ValueError(f"it is produced by '{owner.name}', which is not a stage call")
+    producer, number = stages[_callee(owner)], ir.OpResult(value).result_number
+    return Placement(_mesh(producer), producer.attributes[MESH_ATTR],
+                     _sharding_text(get_value_attrs(producer, "res_attrs")[number]),
+                     f"result #{number} of @{_callee(owner)}")
+
+
+def _next_ids(main: ir.Operation) -> tuple[int, int]:
+    """The first free ``alpa.transfer`` id and channel id (after any transfers already in ``@main``)."""
+    ops = [op for op in _body(main) if op.name.startswith("alpa.")]
+    transfers = [ir.IntegerAttr(op.attributes[TRANSFER]).value for op in ops]
+    channels = [ir.IntegerAttr(op.attributes["channel_id"]).value for op in ops if "channel_id" in op.attributes]
+    return max(transfers, default=-1) + 1, max(channels, default=-1) + 1
+
+
+def _tensor(tile, element: ir.Type) -> ir.Type:
+    return ir.RankedTensorType.get([limit - start for start, limit in tile], element)
+
+
+def _emit(transfer: Transfer, transfer_id: int, channel: int) -> None:
+    """Insert the transfer's sends, recvs, local all-gathers and assemble before its first
+    consumer; every consumer reads the assembled value."""
+    plan, value = transfer.plan, transfer.value
+    first = transfer.consumers[0][0]
+    element = ir.RankedTensorType(value.type).element_type
+    with ir.InsertionPoint(first), first.location:
+        for move in plan.moves:
+            build_send(value, channel + move.channel_id, move.src_device, move.dst_device, move.tile, transfer_id)
+        received = [build_recv(_tensor(m.tile, element), channel + m.channel_id, m.src_device, m.dst_device,
+                               m.tile, transfer_id).result for m in plan.moves]
+        gathered = []
+        for index, gather in enumerate(plan.gathers):
+            piece_of = {m.dst_device: received[n] for n, m in enumerate(plan.moves) if m.gather == index}
+            gathered.append(build_all_gather([piece_of[d] for d in gather.devices], _tensor(gather.tile, element),
+                                             gather.dim, gather.devices, transfer_id).result)
+        devices, tiles, pieces = [], [], []
+        for device, found in device_pieces(plan).items():
+            for piece in found:
+                devices.append(device)
+                tiles.append(piece.tile)
+                pieces.append(received[piece.move] if piece.move is not None else gathered[piece.gather])
+        destination = transfer.destination
+        assembled = build_assemble(pieces, devices, tiles, value.type, destination.sharding,
+                                   destination.mesh_attr, transfer_id).result
+    for call, number in transfer.consumers:
+        call.operands[number] = assembled
+
+
+@dataclass(frozen=True)
+class TransferSpec:
+    """One transfer of ``@main`` read back from its ``alpa`` ops: what the runtime executes."""
+
+    plan: ReshardPlan
+    src_mesh: DeviceMesh
+    src_spec: ShardingSpec
+    dst_mesh: DeviceMesh
+    dst_spec: ShardingSpec
+    dtype: np.dtype
+
+
+def _tile(op: ir.Operation) -> Tile:
+    flat = list(ir.DenseI64ArrayAttr(op.attributes["tile"]))
+    return tuple(zip(flat[0::2], flat[1::2]))
+
+
+def read_transfers(module: ir.Operation) -> dict[int, TransferSpec]:
+    """Every transfer of ``@main`` (by ``alpa.transfer`` id) as the pass wrote it: the inverse
+    of the emission, so a hand-edited transfer runs as written. The module must pass the
+    ``alpa`` verifier; raises ``ValueError`` for a transfer that is not whole."""
+    main = find_main(module)
+    stages = {ir.StringAttr(op.attributes["sym_name"]).value: op.operation
+              for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"}
+    ops: dict[int, list[ir.Operation]] = {}
+    for op in _body(main):
+        if TRANSFER in op.attributes:
+            ops.setdefault(ir.IntegerAttr(op.attributes[TRANSFER]).value, []).append(op)
+    return {t: _read_transfer(t, found, stages) for t, found in ops.items()}
+
+
+def _read_transfer(t: int, ops: list[ir.Operation], stages: dict[str, ir.Operation]) -> TransferSpec:
+    by_kind: dict[str, list[ir.Operation]] = {}
+    for op in ops:
+        by_kind.setdefault(op.name, []).append(op)
+    sends, recvs = by_kind.get("alpa.send", []), by_kind.get("alpa.recv", [])
+    assembles = by_kind.get("alpa.assemble", [])
+    if len(assembles) != 1 or not sends or len(sends) != len(recvs):
+        raise ValueError(f"transfer {t} needs matching alpa.send/alpa.recv ops and one alpa.assemble")
+    first = min(ir.IntegerAttr(op.attributes["channel_id"]).value for op in recvs)
+    received = {}  # recv result -> its move's index
+    moves = []
+    for index, op in enumerate(sorted(recvs, key=lambda r: ir.IntegerAttr(r.attributes["channel_id"]).value)):
+        moves.append(TileMove(ir.IntegerAttr(op.attributes["channel_id"]).value - first,
+                              ir.IntegerAttr(op.attributes["src_device"]).value,
+                              ir.IntegerAttr(op.attributes["dst_device"]).value, _tile(op)))
+        received[op.results[0]] = index
+    gathers = []
+    for g, op in enumerate(by_kind.get("alpa.all_gather", [])):
+        dim = ir.IntegerAttr(op.attributes["all_gather_dim"]).value
+        pieces = [received[value] for value in op.operands]
+        for index in pieces:
+            moves[index] = replace(moves[index], gather=g)
+        tiles = [moves[index].tile for index in pieces]
+        tile = tuple((tiles[0][d][0], tiles[-1][d][1]) if d == dim else tiles[0][d] for d in range(len(tiles[0])))
+        gathers.append(LocalGather(tuple(ir.DenseI64ArrayAttr(op.attributes["devices"])), dim, tile))
+    assemble = assembles[0]
+    rank = len(moves[0].tile)
+    flat = list(ir.DenseI64ArrayAttr(assemble.attributes["tiles"]))
+    dst_tiles: dict[int, list[tuple[int, int]]] = {}
+    for k, device in enumerate(ir.DenseI64ArrayAttr(assemble.attributes["devices"])):
+        bounds = list(zip(flat[2 * rank * k:2 * rank * (k + 1):2], flat[2 * rank * k + 1:2 * rank * (k + 1):2]))
+        known = dst_tiles.setdefault(device, bounds)
+        dst_tiles[device] = [(min(a[0], b[0]), max(a[1], b[1])) for a, b in zip(known, bounds)]
+    value = sends[0].operands[0]
+    shape = tuple(ir.RankedTensorType(value.type).shape)
+    source = _source(value, stages)
+    destination = Placement(mesh_from_attr(assemble.attributes[MESH_ATTR]), assemble.attributes[MESH_ATTR],
+                            ir.StringAttr(assemble.attributes[MHLO_SHARDING]).value, f"transfer {t}'s destination")
+    plan = ReshardPlan(shape, tuple(moves), tuple(gathers), {d: tuple(b) for d, b in dst_tiles.items()})
+    check_plan(plan)
+    return TransferSpec(plan, source.mesh, source.spec(len(shape)), destination.mesh, destination.spec(len(shape)),
+                        aval_of(value.type, f"the value of transfer {t}").dtype)
