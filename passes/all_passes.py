@@ -5,3 +5,5 @@ from .export import export_sdy, strip_sharding  # noqa: F401
 from .imports import capture_while_invariants, import_sharding, lower_pipeline_markers, verify_sharding  # noqa: F401
 from .inter_op import layer_construction, stage_construction  # noqa: F401
 from .intra_op import auto_sharding  # noqa: F401
+from .reshard import cross_mesh_resharding  # noqa: F401
+from .schedule import pipeline_schedule  # noqa: F401

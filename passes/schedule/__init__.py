@@ -1,0 +1,1 @@
+"""Pipeline schedules (Sec. 5, Fig. 5): clock tables and the ``alpa-pipeline-schedule`` pass."""
