@@ -60,7 +60,7 @@ class StageConstructionPass(Pass):
     print alike (repeated layers) is planned once. Memory for Eq. 5: the per-device
     bytes of the parameters the stage reads and of the activations its backward
     reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
-    Eq. 2 for ``num-micro-batches``. The paper's ablation baselines (Sec. 8.5) restrict
+    Eq. 2 for ``num-micro-batches``. The paper's ablation baselines (Sec. 8.3) restrict
     it: ``equal-layer`` to stages of equally many layers (``num-stages`` of them, or the
     best count), ``equal-operator`` to layers of equally many forward ops instead of the
     clustering's; ``manual`` takes the user's stages (``stage-layers``,
@@ -151,7 +151,7 @@ class StageConstructionPass(Pass):
             diagnostics.error(missing[0], "stage construction needs alpa.layer and alpa.phase on every op of @main: "
                                           "run alpa-layer-construction first")
             return
-        if self.stage_mode == "equal-operator":  # Sec. 8.5's baseline: the same layers, cut by op count
+        if self.stage_mode == "equal-operator":  # Sec. 8.3's baseline: the same layers, cut by op count
             layers = max(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value for op in ops) + 1
             LayerConstructionPass(layers=layers, clustering="equal-operator").apply(module, diagnostics)
             if diagnostics.failed:
@@ -257,12 +257,12 @@ class StageConstructionPass(Pass):
         ops = step_ops(main)
         phase = [ir.StringAttr(op.attributes[PHASE_ATTR]).value for op in ops]
         stage_of = [stage_of_layer(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value) for op in ops]
-        argument_shardings = []  # per stage: @main argument number -> the sharding the stage wants
+        input_shardings = []  # per stage: (value it reads from outside, the sharding its plan wants)
         for s, mesh in enumerate(meshes):
             wanted = self._annotate_stage(main, [n for n in range(len(ops)) if stage_of[n] == s], mesh, diagnostics)
             if wanted is None:
                 return
-            argument_shardings.append(wanted)
+            input_shardings.append(wanted)
         parts = [FORWARD, BACKWARD, APPLY]
         groups = [stage_of[n] * len(parts) + parts.index(phase[n]) for n in range(len(ops))]
         names = [f"stage{s}_{part}" for s in range(len(meshes)) for part in parts]
@@ -276,7 +276,7 @@ class StageConstructionPass(Pass):
                                     "stages (e.g. one value computed from every gradient): mark the stages by hand")
             return
         for part in outlined:
-            _annotate_signature(part.func, part.inputs, part.outputs, argument_shardings[part.group // len(parts)])
+            _annotate_signature(part.func, part.inputs, part.outputs, input_shardings[part.group // len(parts)])
         if self.report:
             self._write_report(module, diagnostics, plan, placements, meshes, costs, {
                 "intra_op_plans": solves, "candidates": len(candidates), "cost_seconds": search_seconds,
@@ -295,7 +295,7 @@ class StageConstructionPass(Pass):
             shapes = [tuple(self.stage_submeshes[2 * s:2 * s + 2]) for s in range(len(self.stage_layers))]
             return [[(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]]
         shapes = submesh_shapes(cluster, self.submesh_space)
-        if self.stage_mode == "equal-layer":  # Sec. 8.5: every stage has the same number of layers
+        if self.stage_mode == "equal-layer":  # Sec. 8.3: every stage has the same number of layers
             counts = [num_layers // self.num_stages] if self.num_stages else \
                 [n for n in range(1, num_layers + 1) if num_layers % n == 0]
             if self.num_stages and num_layers % self.num_stages:
@@ -366,9 +366,10 @@ class StageConstructionPass(Pass):
         return planner.plan_module(module.operation, diagnostics)
 
     def _annotate_stage(self, main: ir.Operation, indices: list[int], mesh: DeviceMesh,
-                        diagnostics: Diagnostics) -> dict[int, ir.Attribute] | None:
+                        diagnostics: Diagnostics) -> list[tuple[ir.Value, ir.Attribute]] | None:
         """Plan the whole stage (apply part included) on its mesh; its ops take the plan's
-        shardings. Returns the sharding the plan wants for each @main argument it reads."""
+        shardings. Returns the sharding the plan wants for each value the stage reads from
+        outside (an @main argument or another stage's result), on its own mesh."""
         stage = extract(main, indices)
         if self._plan(stage.module, mesh, diagnostics) is None:
             return None
@@ -377,9 +378,8 @@ class StageConstructionPass(Pass):
             if MHLO_SHARDING in copy.attributes:
                 ops[n].attributes[MHLO_SHARDING] = copy.attributes[MHLO_SHARDING]
         func = next(iter(funcs(stage.module.operation)))
-        return {ir.BlockArgument(value).arg_number: attrs[MHLO_SHARDING]
-                for value, attrs in zip(stage.inputs, get_value_attrs(func, "arg_attrs"))
-                if MHLO_SHARDING in attrs and isinstance(value.owner, ir.Block)}
+        return [(value, attrs[MHLO_SHARDING])
+                for value, attrs in zip(stage.inputs, get_value_attrs(func, "arg_attrs")) if MHLO_SHARDING in attrs]
 
     def _write_report(self, module, diagnostics, plan, placements, meshes, costs, stats) -> None:
         report = PipelinePlan(tuple(self.cluster_shape), self.num_micro_batches, plan.latency, plan.t_max, tuple(
@@ -424,12 +424,15 @@ def _state_bytes(graph: StepGraph, phase: list[str], indices: list[int]) -> floa
 
 
 def _annotate_signature(func: ir.Operation, inputs: tuple[ir.Value, ...], outputs: tuple[ir.Value, ...],
-                        argument_shardings: dict[int, ir.Attribute]) -> None:
-    """A part's arguments and results carry the shardings their values have: as the
-    producing op makes them, or (an argument of @main) as the stage's plan wants it."""
+                        input_shardings: list[tuple[ir.Value, ir.Attribute]]) -> None:
+    """A part's arguments and results carry the shardings their values have on the part's
+    mesh: a value from outside the stage (an @main argument, another stage's result) as
+    the stage's plan wants it (moving it there is the cross-mesh resharding's job, Sec. 6),
+    any other as the producing op makes it."""
     def sharding(value: ir.Value) -> ir.Attribute | None:
-        if isinstance(value.owner, ir.Block):  # an argument of @main
-            return argument_shardings.get(ir.BlockArgument(value).arg_number)
+        wanted = next((attr for read, attr in input_shardings if read == value), None)
+        if wanted is not None or isinstance(value.owner, ir.Block):
+            return wanted
         producer = value.owner
         if MHLO_SHARDING not in producer.attributes:
             return None
