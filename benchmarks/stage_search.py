@@ -2,7 +2,7 @@
 
 A GPT-3 training step (Adam) is lowered from abstract shapes, clustered into layers by
 ``alpa-layer-construction`` and sliced into stages by ``alpa-stage-construction`` on a
-cluster, with the DP (``auto``) and with the paper's two ablation baselines (Sec. 8.5):
+cluster, with the DP (``auto``) and with the paper's two ablation baselines (Sec. 8.3):
 ``equal-layer`` (every stage as many layers) and ``equal-operator`` (layers of equally
 many forward ops). One row per run: seconds for clustering, for the intra-op plans of
 every (layer range, submesh, logical mesh), for the DP; the number of intra-op plans

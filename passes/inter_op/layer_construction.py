@@ -37,7 +37,7 @@ class LayerConstructionPass(Pass):
     of a layer are colocated), and otherwise the layer of the values it reads; each
     apply-gradient op joins the layer of the gradient or parameter it reads.
 
-    ``clustering=equal-operator`` is the paper's ablation baseline (Sec. 8.5): the forward
+    ``clustering=equal-operator`` is the paper's ablation baseline (Sec. 8.3): the forward
     ops are cut into layers of equal op counts, ignoring FLOPs, bytes and user boundaries.
 
     Every top-level op of ``@main`` gets ``alpa.layer = l : i64`` and
@@ -57,7 +57,7 @@ class LayerConstructionPass(Pass):
     delta: float = field(default=DEFAULT_DELTA, metadata={
         "help": "a layer's FLOPs may exceed the mean by this fraction (Sec. 5.2's delta)"})
     clustering: Literal["dp", "equal-operator"] = field(default="dp", metadata={
-        "help": "dp (Sec. 5.2) or equal-operator (the same number of forward ops per layer, Sec. 8.5's baseline)"})
+        "help": "dp (Sec. 5.2) or equal-operator (the same number of forward ops per layer, Sec. 8.3's baseline)"})
 
     def __post_init__(self) -> None:
         if self.layers < 0:
@@ -88,7 +88,9 @@ class LayerConstructionPass(Pass):
         if layers > len(forward):
             diagnostics.error(main, f"option 'layers' is {layers} but the forward pass has {len(forward)} ops")
             return
-        if self.clustering == "equal-operator":  # Sec. 8.5's baseline: as many forward ops in each layer
+        if layers == len(boundaries) + 1 and boundaries:  # the user's segments are the layers
+            forward_layers = list(np.cumsum([0] + [k in boundaries for k in range(len(forward) - 1)]))
+        elif self.clustering == "equal-operator":  # Sec. 8.3's baseline: as many forward ops in each layer
             forward_layers = [k * layers // len(forward) for k in range(len(forward))]
         else:
             flops = [op_flops(ops[i]) for i in forward]

@@ -16,7 +16,7 @@
 // CHECK: stablehlo.dot_general {{.*}}, %arg2, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "backward"}
 // CHECK: stablehlo.subtract %arg0, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "apply"}
 // CHECK: stablehlo.subtract %arg1, {{.*}} {alpa.layer = 1 : i64, alpa.phase = "apply"}
-// Equal-operator clustering (Sec. 8.5's baseline) cuts the 8 forward ops 4 and 4:
+// Equal-operator clustering (Sec. 8.3's baseline) cuts the 8 forward ops 4 and 4:
 // 1 - tanh, which only layer 0's backward reads, lands in layer 1.
 // EQOP-LABEL: func.func public @main
 // EQOP: stablehlo.dot_general %arg2, %arg0, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "forward"}

@@ -1,0 +1,46 @@
+// RUN: alpa-opt %S/Inputs/gpt_4_layers.mlir --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=4}, alpa-stage-construction{cluster-shape=1,4 num-micro-batches=4 stage-mode=equal-layer num-stages=2 logical-mesh-space=physical})' | FileCheck %s --check-prefix=TWO
+// RUN: alpa-opt %S/Inputs/gpt_4_layers.mlir --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=4}, alpa-stage-construction{cluster-shape=2,2 num-micro-batches=4})' | FileCheck %s --check-prefix=FOUR
+
+// A 4-layer GPT training step with Adam (the input's header says how it was made).
+
+// Two stages of two layers each on one host of four devices: each stage's forward and
+// backward parts land on the same mesh.
+// TWO-LABEL: func.func private @stage0_forward
+// TWO-SAME: device_ids = [[M0:array<i64: [0-9, ]+>]]
+// TWO-NOT: alpa.layer = 2
+// TWO-LABEL: func.func private @stage1_forward
+// TWO-SAME: device_ids = [[M1:array<i64: [0-9, ]+>]]
+// TWO-NOT: alpa.layer = 1 :
+// TWO-LABEL: func.func private @stage1_backward
+// TWO-SAME: device_ids = [[M1]]
+// TWO-LABEL: func.func private @stage0_backward
+// TWO-SAME: device_ids = [[M0]]
+// TWO-NOT: alpa.layer = 2
+// TWO-LABEL: func.func private @stage1_apply
+// TWO-SAME: device_ids = [[M1]]
+// TWO-LABEL: func.func private @stage0_apply
+// TWO-SAME: device_ids = [[M0]]
+
+// The DP itself (auto mode) on two hosts of two devices: GPT's layers are alike, and it
+// picks four stages of one layer each, one per pair of devices (Sec. 8.3: uniform models
+// get equal stages); every backward part shares its forward part's mesh.
+// FOUR-LABEL: func.func private @stage0_forward
+// FOUR-SAME: device_ids = [[M0:array<i64: [0-9, ]+>]]
+// FOUR-NOT: alpa.layer = 1 :
+// FOUR-LABEL: func.func private @stage1_forward
+// FOUR-SAME: device_ids = [[M1:array<i64: [0-9, ]+>]]
+// FOUR-NOT: alpa.layer = 2 :
+// FOUR-LABEL: func.func private @stage2_forward
+// FOUR-SAME: device_ids = [[M2:array<i64: [0-9, ]+>]]
+// FOUR-NOT: alpa.layer = 3 :
+// FOUR-LABEL: func.func private @stage3_forward
+// FOUR-SAME: device_ids = [[M3:array<i64: [0-9, ]+>]]
+// FOUR-LABEL: func.func private @stage3_backward
+// FOUR-SAME: device_ids = [[M3]]
+// FOUR-LABEL: func.func private @stage2_backward
+// FOUR-SAME: device_ids = [[M2]]
+// FOUR-LABEL: func.func private @stage1_backward
+// FOUR-SAME: device_ids = [[M1]]
+// FOUR-LABEL: func.func private @stage0_backward
+// FOUR-SAME: device_ids = [[M0]]
+// FOUR-LABEL: func.func public @main
