@@ -60,6 +60,7 @@ from jax._src.lib.mlir import ir
 
 from .context import walk
 from .mesh import DeviceMesh
+from .mesh_attr import MESH_ATTR, mesh_from_attr
 from .schedule_ops import SCHEDULE_PREFIX, verify_schedule_op
 from .sharding import ShardingError, ShardingSpec
 from .tile_map import tile_map
@@ -70,7 +71,7 @@ STRING = "string"
 DICTIONARY = "dictionary"
 TRANSFER = "alpa.transfer"
 SHARDING = "mhlo.sharding"
-MESH = "alpa.mesh"
+
 
 Bounds = list[tuple[int, int]]
 
@@ -214,10 +215,8 @@ def _verify_assemble(op: ir.Operation) -> str | None:
 
 def _verify_partition(op: ir.Operation, shape: list[int], pieces: dict[int, list[Bounds]]) -> str | None:
     """Whether the pieces of every device of ``alpa.mesh`` partition its tile of ``mhlo.sharding``."""
-    from ..passes.annotations import mesh_from_attr  # the alpa.mesh format lives with the other annotations
-
     try:
-        mesh = mesh_from_attr(op.attributes[MESH])
+        mesh = mesh_from_attr(op.attributes[MESH_ATTR])
     except ValueError as error:
         return str(error)
     text = ir.StringAttr(op.attributes[SHARDING]).value
@@ -260,7 +259,7 @@ ALPA_OPS: dict[str, AlpaOpDef] = {
         AlpaOpDef("alpa.all_gather", None, 1,
                   {"all_gather_dim": I64, "devices": I64_ARRAY, TRANSFER: I64}, _verify_all_gather),
         AlpaOpDef("alpa.assemble", None, 1,
-                  {"devices": I64_ARRAY, "tiles": I64_ARRAY, SHARDING: STRING, MESH: DICTIONARY, TRANSFER: I64},
+                  {"devices": I64_ARRAY, "tiles": I64_ARRAY, SHARDING: STRING, MESH_ATTR: DICTIONARY, TRANSFER: I64},
                   _verify_assemble),
     )
 }
@@ -365,5 +364,5 @@ def build_assemble(pieces: Sequence[ir.Value], devices: Sequence[int],
         "devices": ir.DenseI64ArrayAttr.get(list(devices)),
         "tiles": _flat(tiles),
         SHARDING: ir.StringAttr.get(sharding),
-        MESH: mesh,
+        MESH_ATTR: mesh,
     })

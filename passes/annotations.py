@@ -21,11 +21,11 @@ from jax._src.lib.mlir import ir
 
 from ..dialect.context import walk
 from ..dialect.mesh import DeviceMesh
+from ..dialect.mesh_attr import MESH_ATTR, mesh_from_attr, mesh_to_attr  # noqa: F401 (shared)
 from ..dialect.sharding import mhlo_tuple_elements
 
 MHLO_SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
-MESH_ATTR = "alpa.mesh"
 NUM_PARTITIONS = "mhlo.num_partitions"
 SHARDING_CUSTOM_CALL = "Sharding"
 SDY_CONSTRAINT_OPS = ("sdy.sharding_constraint", "sdy.reshard")
@@ -113,32 +113,6 @@ def replace_with_operand(op: ir.Operation) -> None:
 
 
 # ----------------------------------------------------------------------------- the mesh
-
-
-def mesh_to_attr(mesh: DeviceMesh) -> ir.Attribute:
-    return ir.DictAttr.get({
-        "shape": ir.DenseI64ArrayAttr.get(list(mesh.shape)),
-        "axes": ir.ArrayAttr.get([ir.StringAttr.get(n) for n in mesh.axis_names]),
-        "device_ids": ir.DenseI64ArrayAttr.get(list(mesh.device_ids)),
-        "alpha": ir.DenseF64ArrayAttr.get(list(mesh.alpha)),
-        "beta": ir.DenseF64ArrayAttr.get(list(mesh.beta)),
-    })
-
-
-def mesh_from_attr(attr: ir.Attribute) -> DeviceMesh:
-    entries = {n.name: n.attr for n in ir.DictAttr(attr)}
-    try:
-        return DeviceMesh(
-            tuple(ir.DenseI64ArrayAttr(entries["shape"])),
-            tuple(ir.DenseI64ArrayAttr(entries["device_ids"])) if "device_ids" in entries else (),
-            tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(entries["axes"])) if "axes" in entries else (),
-            tuple(ir.DenseF64ArrayAttr(entries["alpha"])) if "alpha" in entries else (),
-            tuple(ir.DenseF64ArrayAttr(entries["beta"])) if "beta" in entries else (),
-        )
-    except KeyError:
-        raise ValueError(f"{MESH_ATTR} needs a 'shape' entry, got {attr}") from None
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"malformed {MESH_ATTR} {attr}: {error}") from None
 
 
 def set_module_mesh(module: ir.Operation, mesh: DeviceMesh) -> None:
