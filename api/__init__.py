@@ -5,7 +5,8 @@ sharding specs, ``alpa`` ops), ``passes`` (the pass registry and passes),
 ``lowering``, ``runtime`` and ``tools`` (``alpa-opt``).
 
 Parallelize a function with ``@parallelize(method=ShardParallel(mesh_shape=(2, 4)))``
-(or the presets ``DataParallel``, ``Zero2Parallel``, ``Zero3Parallel``); keep plain
+(or the presets ``DataParallel``, ``Zero2Parallel``, ``Zero3Parallel``), or pipeline it
+over submeshes with ``PipeshardParallel(num_micro_batches=B, ...)``; keep plain
 ``jax.jit`` with the shardings ``auto_shard`` finds; save a plan with
 ``save_plan`` and reuse it with ``parallelize(..., load_plan=path)``.
 """
@@ -29,6 +30,14 @@ _LAZY = {
     "Zero3Parallel": ".methods",
     "ParallelizedFunction": ".parallel_function",
     "parallelize": ".parallel_function",
+    "AutoLayerOption": ".pipeshard",
+    "AutoStageOption": ".pipeshard",
+    "ManualLayerOption": ".pipeshard",
+    "ManualStageOption": ".pipeshard",
+    "PipeshardParallel": ".pipeshard",
+    "PipeshardStepError": ".runtime.pipeshard",
+    "to_host": ".pipeshard",
+    "UniformStageOption": ".pipeshard",
     "AutoShardingError": ".pipeline",
     "AutoShardingWarning": ".pipeline",
     "SavedPlan": ".saved_plan",
@@ -47,6 +56,16 @@ if typing.TYPE_CHECKING:
     from .passes.inter_op.pipeline_plan import PipelinePlan, PipelinePlanError
     from .passes.intra_op.plan import PlanError, ShardingPlan
     from .pipeline import AutoShardingError, AutoShardingWarning
+    from .pipeshard import (
+        AutoLayerOption,
+        AutoStageOption,
+        ManualLayerOption,
+        ManualStageOption,
+        PipeshardParallel,
+        UniformStageOption,
+        to_host,
+    )
+    from .runtime.pipeshard import PipeshardStepError
     from .saved_plan import SavedPlan, load_plan
 
 
@@ -64,13 +83,19 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "AutoLayerOption",
     "AutoShardResult",
     "AutoShardingError",
     "AutoShardingWarning",
+    "AutoStageOption",
     "DataParallel",
     "DeviceMesh",
+    "ManualLayerOption",
+    "ManualStageOption",
     "ParallelizedFunction",
     "PhysicalCluster",
+    "PipeshardParallel",
+    "PipeshardStepError",
     "PipelinePlan",
     "PipelinePlanError",
     "PlanError",
@@ -78,6 +103,7 @@ __all__ = [
     "ShardParallel",
     "ShardingPlan",
     "ShardingSpec",
+    "UniformStageOption",
     "Zero2Parallel",
     "Zero3Parallel",
     "auto_shard",
@@ -85,6 +111,7 @@ __all__ = [
     "load_plan",
     "mark_pipeline_boundary",
     "parallelize",
+    "to_host",
     "value_and_grad",
 ]
 __version__ = "0.1.0"

@@ -25,6 +25,7 @@ from .lowering.spmd import compile_module, read_signature
 from .methods import ShardParallel
 from .passes.intra_op.plan import PlanError, ShardingPlan
 from .pipeline import module_text, parse_lowered, plan_module
+from .pipeshard import PipeshardFunction, PipeshardParallel
 from .runtime.mesh_executable import MeshExecutable
 from .saved_plan import SavedPlan, check_fits
 from .signature import CallSignature, call_signature, leaves_of, normalize_argnums, output_names
@@ -196,7 +197,8 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
 
     Args:
       fn: the function; it must be traceable by ``jax.jit``.
-      method: how to parallelize (``ShardParallel()``: auto-sharding on ``(1, n)`` devices).
+      method: how to parallelize (``ShardParallel()``: auto-sharding on ``(1, n)`` devices;
+        ``PipeshardParallel(...)``: pipelined over submeshes, each stage auto-sharded).
       static_argnums: positional arguments that are compile-time constants (hashable).
       donate_argnums: positional arguments whose buffers the call may consume.
       batch_argnums: positional arguments whose leaves have the batch as leading
@@ -208,6 +210,10 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
         return functools.partial(parallelize, method=method, static_argnums=static_argnums,
                                  donate_argnums=donate_argnums, batch_argnums=batch_argnums, load_plan=load_plan)
     method = method if method is not None else ShardParallel()
+    if isinstance(method, PipeshardParallel):
+        if load_plan is not None or donate_argnums != ():
+            raise ValueError("PipeshardParallel takes neither load_plan nor donate_argnums yet")
+        return PipeshardFunction(fn, method, static_argnums, batch_argnums)
     if load_plan is not None:
         method = dataclasses.replace(method, plan=load_plan)
     return ParallelizedFunction(fn, method, static_argnums, donate_argnums, batch_argnums)

@@ -77,8 +77,7 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
         try:
             reported = run_pipeline(module, pipeline_text([importer, auto_sharding]))
         except ir.MLIRError as error:
-            lines = [_diagnostic_text(d) for d in error.error_diagnostics] or [str(error)]
-            raise AutoShardingError(f"auto-sharding of {function} failed:\n  " + "\n  ".join(lines)) from None
+            raise AutoShardingError(f"auto-sharding of {function} failed:\n  " + diagnostics_text(error)) from None
         except PipelineError as error:  # an option the method let through; a bug on our side
             raise AutoShardingError(f"auto-sharding of {function}: {error}") from None
         for location, severity, message in reported:
@@ -96,6 +95,11 @@ def _pin_arguments_and_results(module: ir.Module, plan: ShardingPlan) -> None:
             for attrs, value in zip(dicts, values):
                 attrs[MHLO_SHARDING] = string_attr(value.sharding)
             set_value_attrs(main, which, dicts)
+
+
+def diagnostics_text(error: ir.MLIRError) -> str:
+    """The diagnostics of a failed pass, one per line (with their notes), for an exception message."""
+    return "\n  ".join([_diagnostic_text(d) for d in error.error_diagnostics] or [str(error)])
 
 
 def _diagnostic_text(diagnostic: ir.DiagnosticInfo) -> str:

@@ -1,0 +1,413 @@
+"""``PipeshardParallel``: inter- and intra-operator parallelism together (Alpa's full system).
+
+``parallelize(train_step, method=PipeshardParallel(...))`` traces the step on one
+micro-batch (the batch arguments' leading dimension divided by ``num_micro_batches``),
+then runs the whole compiler:
+
+  alpa-import-pipeline → alpa-layer-construction (Sec. 5.2's clustering, or one layer
+  per ``mark_pipeline_boundary`` segment) → alpa-stage-construction (Algorithm 1) →
+  alpa-cross-mesh-resharding (Sec. 6) → alpa-pipeline-schedule (GPipe or 1F1B)
+
+and runs the result with :class:`alpa_mlir.runtime.pipeshard.PipeshardExecutable`:
+every stage part compiled by XLA's SPMD partitioner for its own mesh, the
+micro-batches pipelined, gradients accumulated and applied once per step.
+
+Accumulated values (what forward and backward give the apply-gradient part, and the
+step's outputs they produce, such as the loss) are the mean over micro-batches, which
+is the full batch's value when the loss is a mean over examples (the usual case).
+
+**Several processes** (one per host, after ``alpa_mlir.runtime.distributed.initialize()``;
+``python -m alpa_mlir.runtime.launch`` starts them): every process calls the step with
+the same arguments. Process 0 alone runs the passes and publishes the compiled module
+and plan in the coordination service's key-value store (``runtime.distributed.publish``),
+keyed by a hash of the traced module, the options and the devices; the others parse
+what it published (a step compiled again finds its key taken and uses the first plan).
+Re-running the search on every process would work only as long as the whole compiler
+(ILP solver, DPs, their tie-breaking) is deterministic across processes, and a single
+difference would leave processes waiting in different collectives; one published plan
+removes the question. A compile error on
+process 0 is published too, so every process raises it. Each process then compiles the
+stage parts of its own meshes. Outputs are global ``jax.Array`` s on the meshes that
+produced them (JAX's convention; see :mod:`alpa_mlir.runtime.pipeshard`):
+:func:`to_host` brings them to numpy on every process, and the next step takes them as
+they are.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import tempfile
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import jax
+import numpy as np
+from jax._src.lib.mlir import ir
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from .dialect.context import make_context
+from .passes import PipelineError, run_pipeline
+from .passes.inter_op.layer_clustering import DEFAULT_DELTA
+from .passes.inter_op.layer_construction import LayerConstructionPass
+from .passes.inter_op.pipeline_plan import PipelinePlan
+from .passes.inter_op.stage_construction import StageConstructionPass
+from .passes.pipelines import ImportPipeline
+from .passes.registry import pipeline_text
+from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
+from .passes.schedule.pipeline_schedule import PipelineSchedulePass
+from .pipeline import AutoShardingError, diagnostics_text, module_text, parse_lowered
+from .runtime import distributed
+from .runtime.pipeshard import PipeshardExecutable, PipeshardStepError  # noqa: F401 (API)
+from .signature import CallSignature, call_signature, leaves_of, normalize_argnums
+
+# How long processes wait for process 0's plan (the search can take a while at scale).
+PLAN_TIMEOUT_S = 3600.0
+
+
+@dataclass(frozen=True)
+class AutoLayerOption:
+    """Cluster the forward pass into ``layer_num`` layers (Sec. 5.2's DP with tolerance ``delta``)."""
+
+    layer_num: int
+    delta: float = DEFAULT_DELTA
+
+
+@dataclass(frozen=True)
+class ManualLayerOption:
+    """One layer per segment between ``mark_pipeline_boundary`` calls."""
+
+
+@dataclass(frozen=True)
+class AutoStageOption:
+    """Stages and submeshes from the DP of Eq. 3-4 (Algorithm 1); see ``alpa-stage-construction``."""
+
+    submesh_space: Literal["power-of-two", "all"] = "power-of-two"
+    logical_mesh_space: Literal["all", "physical"] = "all"
+    cost_model: Literal["analytic", "profile"] = "analytic"
+    device_memory: float = 0.0
+    epsilon: float = 0.0
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class UniformStageOption:
+    """Stages of equally many layers (Sec. 8.3's equal-layer baseline); ``num_stages=0``: the DP picks."""
+
+    num_stages: int = 0
+
+
+@dataclass(frozen=True)
+class ManualStageOption:
+    """The user's stages: layers per stage and each stage's submesh as (hosts, devices per host)."""
+
+    stage_layers: tuple[int, ...]
+    submeshes: tuple[tuple[int, int], ...]
+
+
+StageOption = AutoStageOption | UniformStageOption | ManualStageOption
+
+
+@dataclass(frozen=True)
+class PipeshardParallel:
+    """Pipeline the step over submeshes, each stage auto-sharded on its own mesh (Sec. 5-6).
+
+    Args:
+      num_micro_batches: B; the batch arguments' leading dimension must divide by it.
+      layer_option: how the forward pass is cut into layers.
+      stage_option: how layers become stages on submeshes.
+      pipeline_schedule: ``1f1b`` (at most S - i micro-batches in flight on stage i) or
+        ``gpipe`` (all forwards, then all backwards); ``inference`` for forward-only steps.
+      cluster_shape: (hosts, devices per host). When omitted: one host per process that
+        owns some of the devices (``(1, len(devices))`` in one process; with
+        ``jax.distributed``, (processes, devices per process)).
+      devices: the JAX devices, host-major (``jax.devices()``).
+      batch_argnums: positional arguments whose leaves have the batch as leading dimension.
+      local_all_gather: Sec. 6's rewrite of cross-mesh transfers to replicated destinations.
+      instruction_timeout: seconds one instruction of a step (a stage run, a transfer)
+        may take before a watchdog prints where the step was and ends the process with
+        exit code 124, so that a dead or stuck peer cannot hang the cluster. ``None``: 600
+        s with several processes, off in one; ``0``: off. The first step's first transfers
+        also wait for the other processes to finish compiling.
+    """
+
+    num_micro_batches: int = 1
+    layer_option: AutoLayerOption | ManualLayerOption = field(default_factory=ManualLayerOption)
+    stage_option: StageOption = field(default_factory=AutoStageOption)
+    pipeline_schedule: Literal["1f1b", "gpipe", "inference"] = "1f1b"
+    cluster_shape: tuple[int, int] | None = None
+    devices: tuple[Any, ...] | None = None
+    batch_argnums: tuple[int, ...] = (1,)
+    local_all_gather: bool = True
+    instruction_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_micro_batches, int) or self.num_micro_batches < 1:
+            raise ValueError(f"PipeshardParallel option 'num_micro_batches' must be a positive integer; got "
+                             f"{self.num_micro_batches!r}")
+        if not isinstance(self.layer_option, (AutoLayerOption, ManualLayerOption)):
+            raise ValueError("PipeshardParallel option 'layer_option' must be AutoLayerOption(layer_num=...) or "
+                             f"ManualLayerOption(); got {self.layer_option!r}")
+        if not isinstance(self.stage_option, (AutoStageOption, UniformStageOption, ManualStageOption)):
+            raise ValueError("PipeshardParallel option 'stage_option' must be AutoStageOption, UniformStageOption "
+                             f"or ManualStageOption; got {self.stage_option!r}")
+        if self.pipeline_schedule not in ("1f1b", "gpipe", "inference"):
+            raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe' or "
+                             f"'inference'; got {self.pipeline_schedule!r}")
+        timeout = self.instruction_timeout
+        if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0):
+            raise ValueError(f"PipeshardParallel option 'instruction_timeout' must be a number of seconds >= 0 "
+                             f"(0: no watchdog) or None; got {timeout!r}")
+        if self.devices is not None:
+            object.__setattr__(self, "devices", tuple(self.devices))
+        batch = (self.batch_argnums,) if isinstance(self.batch_argnums, int) else tuple(self.batch_argnums)
+        object.__setattr__(self, "batch_argnums", batch)
+        self.passes(*(self.cluster_shape or (1, 1)))  # the passes check their options now, not at the first call
+
+    def device_list(self) -> tuple[Any, ...]:
+        return self.devices if self.devices is not None else tuple(jax.devices())
+
+    def cluster(self) -> tuple[int, int]:
+        """The physical cluster the stages are placed on: (hosts, devices per host). Its device
+        ``i`` (host-major) is ``device_list()[i]``."""
+        devices = self.device_list()
+        hosts = len({d.process_index for d in devices})
+        shape = tuple(self.cluster_shape or (hosts, len(devices) // hosts))
+        if len(shape) != 2 or min(shape) < 1 or math.prod(shape) != len(devices):
+            raise ValueError(f"PipeshardParallel option 'cluster_shape' {list(shape)} must be (hosts, devices per "
+                             f"host) covering the {len(devices)} devices")
+        return shape
+
+    def passes(self, hosts: int, per_host: int, report: str = "") -> list:
+        """The compiler's passes after the import pipeline, for a cluster of hosts x per_host."""
+        layer = self.layer_option
+        layers = (LayerConstructionPass(layers=layer.layer_num, delta=layer.delta)
+                  if isinstance(layer, AutoLayerOption) else LayerConstructionPass())
+        stage = self.stage_option
+        options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
+                                   "report": report}
+        if isinstance(stage, AutoStageOption):
+            options.update(submesh_space=stage.submesh_space, logical_mesh_space=stage.logical_mesh_space,
+                           cost_model=stage.cost_model, device_memory=stage.device_memory, epsilon=stage.epsilon,
+                           jobs=stage.jobs)
+        elif isinstance(stage, UniformStageOption):
+            options.update(stage_mode="equal-layer", num_stages=stage.num_stages)
+        else:
+            options.update(stage_mode="manual", stage_layers=tuple(stage.stage_layers),
+                           stage_submeshes=tuple(n for pair in stage.submeshes for n in pair))
+        try:
+            return [layers, StageConstructionPass(**options),
+                    CrossMeshReshardingPass(local_all_gather=self.local_all_gather),
+                    PipelineSchedulePass(schedule=self.pipeline_schedule, num_micro_batches=self.num_micro_batches)]
+        except ValueError as error:
+            raise ValueError(f"PipeshardParallel: {error}") from None
+
+
+@dataclass
+class PipeshardProgram:
+    """What one call signature compiles to."""
+
+    out_tree: Any
+    plan: PipelinePlan
+    module_text: str
+    executable: PipeshardExecutable
+
+
+class PipeshardFunction:
+    """A training step pipelined over submeshes; see :func:`alpa_mlir.parallelize`."""
+
+    def __init__(self, fn: Callable, method: PipeshardParallel, static_argnums: int | Sequence[int],
+                 batch_argnums: int | Sequence[int] | None) -> None:
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self.method = method
+        self.static_argnums = static_argnums
+        self.batch_argnums = method.batch_argnums if batch_argnums is None else batch_argnums
+        self._name = getattr(fn, "__qualname__", None) or repr(fn)
+        self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
+        self._programs: dict[Hashable, PipeshardProgram] = {}
+
+    def __repr__(self) -> str:
+        return f"parallelize({self._name}, method={self.method!r})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        program, signature = self._program(args, kwargs)
+        return jax.tree_util.tree_unflatten(program.out_tree, program.executable(*signature.leaves))
+
+    def get_plan(self, *args: Any, **kwargs: Any) -> PipelinePlan:
+        """The pipeline plan (stages, submeshes, predicted latency) for these arguments."""
+        return self._program(args, kwargs)[0].plan
+
+    def get_module_text(self, *args: Any, **kwargs: Any) -> str:
+        """The compiled module: stage functions, cross-mesh transfers and per-mesh schedules."""
+        return self._program(args, kwargs)[0].module_text
+
+    def get_executable(self, *args: Any, **kwargs: Any) -> PipeshardExecutable:
+        return self._program(args, kwargs)[0].executable
+
+    def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[PipeshardProgram, CallSignature]:
+        static = normalize_argnums(self.static_argnums, len(args), "static_argnums")
+        signature = call_signature(args, kwargs, static, self._name)
+        program = self._programs.get(signature.key)
+        if program is None:
+            program = self._compile(args, kwargs, signature, static)
+            self._programs[signature.key] = program
+        return program, signature
+
+    def _compile(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
+                 static: tuple[int, ...]) -> PipeshardProgram:
+        method = self.method
+        batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
+        batch_leaves = leaves_of(signature, batch_positions)
+        micro = _micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
+        lowered = self._jitted.lower(*micro, **kwargs)
+        module = parse_lowered(lowered)
+        hosts, per_host = method.cluster()
+        devices = method.device_list()
+        if len({d.process_index for d in devices}) > 1:
+            text, plan_json = self._shared_compile(module, hosts, per_host, devices)
+            module = ir.Module.parse(text, context=make_context())
+        else:
+            text, plan_json = self._run_passes(module, hosts, per_host)
+        with tempfile.TemporaryDirectory(prefix="alpa-pipeshard-") as scratch:
+            report = Path(scratch) / "plan.json"
+            report.write_text(plan_json)
+            plan = PipelinePlan.load(report)
+        executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
+                                         method.instruction_timeout)
+        return PipeshardProgram(lowered.out_tree, plan, text, executable)
+
+    def _run_passes(self, module: ir.Module, hosts: int, per_host: int) -> tuple[str, str]:
+        """Run the compiler on ``module`` in place; the module's text and the plan's JSON."""
+        with tempfile.TemporaryDirectory(prefix="alpa-pipeshard-") as scratch:
+            report = Path(scratch) / "plan.json"
+            passes = [ImportPipeline(), *self.method.passes(hosts, per_host, str(report))]
+            try:
+                run_pipeline(module, pipeline_text(passes))
+            except ir.MLIRError as error:
+                raise AutoShardingError(f"pipelining {self._name} failed:\n  "
+                                        + diagnostics_text(error)) from None
+            except PipelineError as error:
+                raise AutoShardingError(f"pipelining {self._name}: {error}") from None
+            return module_text(module), report.read_text()
+
+    def _shared_compile(self, module: ir.Module, hosts: int, per_host: int,
+                        devices: Sequence[Any]) -> tuple[str, str]:
+        """Process 0's compiled module and plan, on every process (see the module docstring)."""
+        identity = "\n".join([module_text(module), repr(self.method), repr((hosts, per_host)),
+                               repr([d.id for d in devices])])
+        key = "pipeshard/" + hashlib.sha256(identity.encode()).hexdigest()[:32]
+        if jax.process_index() == 0:
+            try:
+                text, plan_json = self._run_passes(module, hosts, per_host)
+            except Exception as error:
+                _publish_or_fetch(key, json.dumps({"error": f"{type(error).__name__}: {error}"}))
+                raise
+            payload = _publish_or_fetch(key, json.dumps({"module": text, "plan": plan_json}))
+        else:
+            try:
+                payload = distributed.fetch(key, PLAN_TIMEOUT_S)
+            except TimeoutError:
+                raise TimeoutError(f"pipelining {self._name}: process 0 published no plan within {PLAN_TIMEOUT_S:g} "
+                                   "s; check that it is alive and runs the same step with the same arguments and "
+                                   "options") from None
+        shared = json.loads(payload)
+        if "error" in shared:
+            raise AutoShardingError(f"pipelining {self._name}: process 0 could not compile the step: "
+                                    f"{shared['error']}")
+        return shared["module"], shared["plan"]
+
+
+def _publish_or_fetch(key: str, payload: str) -> str:
+    """Publish ``payload`` under ``key``, or, if the same step was compiled before, what was
+    published then (every process must use the same)."""
+    try:
+        distributed.publish(key, payload)
+        return payload
+    except RuntimeError as error:
+        if "already published" not in str(error):
+            raise
+        return distributed.fetch(key, PLAN_TIMEOUT_S)
+
+
+def _micro_batch_args(args: tuple[Any, ...], static: tuple[int, ...], batch: tuple[int, ...], micro_batches: int,
+                      function: str) -> list[Any]:
+    """The call's arguments as abstract values, the batch arguments cut to one micro-batch."""
+    def abstract(position: int, path: Any, leaf: Any) -> jax.ShapeDtypeStruct:
+        aval = jax.typeof(leaf)
+        shape = tuple(aval.shape)
+        if position in batch:
+            if not shape or shape[0] % micro_batches:
+                raise ValueError(f"batch argument args[{position}]{jax.tree_util.keystr(path)} of {function} has "
+                                 f"shape {list(shape)}, whose leading dimension does not divide into "
+                                 f"num_micro_batches={micro_batches}")
+            shape = (shape[0] // micro_batches, *shape[1:])
+        return jax.ShapeDtypeStruct(shape, aval.dtype, weak_type=getattr(aval, "weak_type", False))
+
+    return [arg if i in static else
+            jax.tree_util.tree_map_with_path(functools.partial(abstract, i), arg) for i, arg in enumerate(args)]
+
+
+def to_host(tree: Any) -> Any:
+    """Every leaf of ``tree`` as a numpy array, on every process.
+
+    With one process, ``np.asarray`` of each leaf. With several, committed ``jax.Array``
+    leaves are global arrays (JAX's convention; a multi-controller step's outputs are):
+    their bytes are summed across processes, each byte contributed by the one device
+    that owns its shard (the first in the sharding's device order), so the values arrive
+    bit for bit; it is then a collective, which every process calls with the same tree.
+    Other leaves (host values, uncommitted arrays) are this process's own.
+    """
+    leaves, treedef = jax.tree.flatten(tree)
+    shared = [i for i, x in enumerate(leaves)
+              if jax.process_count() > 1 and isinstance(x, jax.Array) and x.committed]
+    out = [None if i in shared else np.asarray(x) for i, x in enumerate(leaves)]
+    if shared:
+        sizes = [leaves[i].size * np.dtype(leaves[i].dtype).itemsize for i in shared]
+        offsets = np.cumsum([0, *sizes])
+        mine = np.zeros(int(offsets[-1]), np.uint8)
+        for i, start, stop in zip(shared, offsets[:-1], offsets[1:]):
+            mine[start:stop] = _owned_bytes(leaves[i])
+        total = _sum_over_processes(mine)
+        for i, start, stop in zip(shared, offsets[:-1], offsets[1:]):
+            x = leaves[i]
+            out[i] = total[start:stop].view(np.dtype(x.dtype)).reshape(x.shape).copy()
+    return jax.tree.unflatten(treedef, out)
+
+
+def _owned_bytes(x: jax.Array) -> np.ndarray:
+    """``x``'s bytes where this process's devices own the shard, zeros elsewhere."""
+    owner: dict[tuple, int] = {}
+    for device, index in x.sharding.devices_indices_map(tuple(x.shape)).items():
+        owner.setdefault(_index_key(index, x.shape), device.id)
+    whole = np.zeros(x.shape, np.dtype(x.dtype))
+    for shard in x.addressable_shards:
+        if owner[_index_key(shard.index, x.shape)] == shard.device.id:
+            whole[shard.index] = np.asarray(shard.data)
+    return whole.reshape(-1).view(np.uint8)
+
+
+def _index_key(index: tuple[slice, ...], shape: Sequence[int]) -> tuple:
+    return tuple(s.indices(n)[:2] for s, n in zip(index, shape))
+
+
+def _sum_over_processes(block: np.ndarray) -> np.ndarray:
+    """The element-wise sum of every process's ``block`` (a psum over one device per process)."""
+    count = jax.process_count()
+    devices = tuple(next(d for d in jax.devices() if d.process_index == p) for p in range(count))
+    program, sharding = _process_sum(devices)
+    local = jax.device_put(block[None], devices[jax.process_index()])
+    stacked = jax.make_array_from_single_device_arrays((count, block.size), sharding, [local])
+    return np.asarray(program(stacked).addressable_data(0))[0]
+
+
+@functools.cache
+def _process_sum(devices: tuple[Any, ...]) -> tuple[Callable, NamedSharding]:
+    mesh = Mesh(np.array(devices), ("process",))
+    spec = PartitionSpec("process")
+    return jax.jit(jax.shard_map(lambda b: jax.lax.psum(b, "process"), mesh=mesh, in_specs=spec,
+                                 out_specs=spec)), NamedSharding(mesh, spec)

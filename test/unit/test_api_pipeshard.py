@@ -1,0 +1,121 @@
+"""PipeshardParallel end to end: a step pipelined over submeshes equals jax.jit on one device.
+
+Runs on the eight virtual CPU devices of conftest.py, in one process: every stage part
+is compiled by XLA's SPMD partitioner for its mesh, values cross meshes through the
+transfer programs, the micro-batches run under the schedule, and the results are
+compared with plain ``jax.jit`` of the same step over several steps.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from alpa_mlir import mark_pipeline_boundary, parallelize
+from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
+from alpa_mlir.pipeshard import (
+    AutoLayerOption,
+    ManualLayerOption,
+    ManualStageOption,
+    PipeshardParallel,
+    UniformStageOption,
+)
+
+TOLERANCE = {"rtol": 2e-5, "atol": 2e-5}
+
+
+def assert_trees_close(actual, expected) -> None:
+    assert jax.tree.structure(actual) == jax.tree.structure(expected)
+    for a, e in zip(jax.tree.leaves(actual), jax.tree.leaves(expected)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(e), **TOLERANCE)
+
+
+def run_both(step, method, args, steps: int = 3, state_args: int = 1, reference=None):
+    """Run ``steps`` steps of ``step`` under ``method`` and of ``reference`` (``step``) under
+    jax.jit; compare every output."""
+    pipelined = parallelize(step, method=method)
+    reference = jax.jit(reference or step)
+    mine, theirs = args, args
+    for _ in range(steps):
+        out_mine, out_theirs = pipelined(*mine), reference(*theirs)
+        assert_trees_close(out_mine, out_theirs)
+        mine = (*out_mine[:state_args], *args[state_args:])
+        theirs = (*out_theirs[:state_args], *args[state_args:])
+    return pipelined
+
+
+def mlp_step(boundary):
+    """Three dense layers, ``boundary`` after each but the last, SGD (XLA cannot run the
+    markers, so the reference passes the identity)."""
+    def loss(params, batch):
+        h = batch["x"]
+        for layer in params[:-1]:
+            h = boundary(jax.nn.relu(h @ layer["w"] + layer["b"]))
+        return jnp.mean((h @ params[-1]["w"] + params[-1]["b"] - batch["y"]) ** 2)
+
+    def step(params, batch):
+        value, grads = jax.value_and_grad(loss)(params, batch)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), value
+
+    return step
+
+
+@pytest.mark.parametrize("schedule", ["1f1b", "gpipe"])
+def test_mlp_manual_stages_match_jit(schedule):
+    model = build(MLPConfig(sizes=(16, 32, 32, 8)))
+    params, batch = model.init(jax.random.key(0), 32)
+    method = PipeshardParallel(num_micro_batches=4, layer_option=ManualLayerOption(),
+                               stage_option=ManualStageOption((1, 1, 1), ((1, 2), (1, 2), (1, 4))),
+                               pipeline_schedule=schedule)
+    pipelined = run_both(mlp_step(mark_pipeline_boundary), method, (params, batch), reference=mlp_step(lambda h: h))
+    plan = pipelined.get_plan(params, batch)
+    assert [s.devices for s in plan.stages] == [(0, 1), (2, 3), (4, 5, 6, 7)]
+
+
+def test_mlp_auto_layers_and_uniform_stages_match_jit():
+    model = build(MLPConfig(sizes=(16, 64, 64, 64, 8)))
+    params, batch = model.init(jax.random.key(1), 16)
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=UniformStageOption(num_stages=2))
+    pipelined = run_both(model.train_step, method, (params, batch))
+    assert len(pipelined.get_plan(params, batch).stages) == 2
+    text = pipelined.get_module_text(params, batch)
+    assert "@mesh1_schedule" in text and '"alpa.sched.apply"' in text
+
+
+def test_gpt_adam_matches_jit():
+    config = GPTConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8)
+    model = build(config)
+    params, opt_state, batch = model.init(jax.random.key(2), 8)
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(2,))
+    run_both(model.train_step, method, (params, opt_state, batch), steps=2, state_args=2)
+
+
+def test_moe_adam_matches_jit():
+    config = MoEConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8)
+    model = build(config)
+    params, opt_state, batch = model.init(jax.random.key(3), 8)
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(2,))
+    run_both(model.train_step, method, (params, opt_state, batch), steps=2, state_args=2)
+
+
+def test_batch_must_divide_into_micro_batches():
+    model = build(MLPConfig())
+    params, batch = model.init(jax.random.key(0), 6)
+    step = parallelize(model.train_step, method=PipeshardParallel(num_micro_batches=4,
+                                                                   layer_option=AutoLayerOption(layer_num=1)))
+    with pytest.raises(ValueError, match=r"args\[1\]\['x'\].*num_micro_batches=4"):
+        step(params, batch)
+
+
+def test_bad_options_name_the_option():
+    with pytest.raises(ValueError, match="num_micro_batches"):
+        PipeshardParallel(num_micro_batches=0)
+    with pytest.raises(ValueError, match="pipeline_schedule"):
+        PipeshardParallel(pipeline_schedule="zigzag")
+    with pytest.raises(ValueError, match="stage-layers|stage_layers"):
+        PipeshardParallel(stage_option=ManualStageOption((), ()))
