@@ -22,6 +22,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .markers import mark_pipeline_boundary
+
 
 @dataclass(frozen=True)
 class Model:
@@ -90,6 +92,7 @@ def _cross_entropy(logits: jax.Array, labels: jax.Array) -> jax.Array:
 class MLPConfig:
     sizes: tuple[int, ...] = (16, 32, 8)  # input, hidden..., output
     lr: float = 0.1
+    boundaries: bool = False  # mark_pipeline_boundary after every hidden layer (one pipeline layer each)
 
 
 def mlp(config: MLPConfig = MLPConfig()) -> Model:
@@ -104,6 +107,8 @@ def mlp(config: MLPConfig = MLPConfig()) -> Model:
         h = batch["x"]
         for layer in params[:-1]:
             h = jax.nn.relu(h @ layer["w"] + layer["b"])
+            if config.boundaries:
+                h = mark_pipeline_boundary(h)
         return jnp.mean((h @ params[-1]["w"] + params[-1]["b"] - batch["y"]) ** 2)
 
     def train_step(params: list, batch: dict) -> tuple:

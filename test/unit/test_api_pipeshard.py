@@ -9,11 +9,10 @@ compared with plain ``jax.jit`` of the same step over several steps.
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from alpa_mlir import mark_pipeline_boundary, parallelize
+from alpa_mlir import parallelize
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
 from alpa_mlir.pipeshard import (
     AutoLayerOption,
@@ -46,30 +45,16 @@ def run_both(step, method, args, steps: int = 3, state_args: int = 1, reference=
     return pipelined
 
 
-def mlp_step(boundary):
-    """Three dense layers, ``boundary`` after each but the last, SGD (XLA cannot run the
-    markers, so the reference passes the identity)."""
-    def loss(params, batch):
-        h = batch["x"]
-        for layer in params[:-1]:
-            h = boundary(jax.nn.relu(h @ layer["w"] + layer["b"]))
-        return jnp.mean((h @ params[-1]["w"] + params[-1]["b"] - batch["y"]) ** 2)
-
-    def step(params, batch):
-        value, grads = jax.value_and_grad(loss)(params, batch)
-        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), value
-
-    return step
-
-
 @pytest.mark.parametrize("schedule", ["1f1b", "gpipe"])
 def test_mlp_manual_stages_match_jit(schedule):
-    model = build(MLPConfig(sizes=(16, 32, 32, 8)))
+    # XLA cannot run the markers, so the reference is the same MLP without them.
+    model = build(MLPConfig(sizes=(16, 32, 32, 8), boundaries=True))
+    reference = build(MLPConfig(sizes=(16, 32, 32, 8))).train_step
     params, batch = model.init(jax.random.key(0), 32)
     method = PipeshardParallel(num_micro_batches=4, layer_option=ManualLayerOption(),
                                stage_option=ManualStageOption((1, 1, 1), ((1, 2), (1, 2), (1, 4))),
                                pipeline_schedule=schedule)
-    pipelined = run_both(mlp_step(mark_pipeline_boundary), method, (params, batch), reference=mlp_step(lambda h: h))
+    pipelined = run_both(model.train_step, method, (params, batch), reference=reference)
     plan = pipelined.get_plan(params, batch)
     assert [s.devices for s in plan.stages] == [(0, 1), (2, 3), (4, 5, 6, 7)]
 
@@ -85,19 +70,12 @@ def test_mlp_auto_layers_and_uniform_stages_match_jit():
     assert "@mesh1_schedule" in text and '"alpa.sched.apply"' in text
 
 
-def test_gpt_adam_matches_jit():
-    config = GPTConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8)
+@pytest.mark.parametrize("config", [GPTConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8),
+                                    MoEConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8)],
+                         ids=["gpt", "moe"])
+def test_transformer_with_adam_matches_jit(config):
     model = build(config)
     params, opt_state, batch = model.init(jax.random.key(2), 8)
-    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
-                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(2,))
-    run_both(model.train_step, method, (params, opt_state, batch), steps=2, state_args=2)
-
-
-def test_moe_adam_matches_jit():
-    config = MoEConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8)
-    model = build(config)
-    params, opt_state, batch = model.init(jax.random.key(3), 8)
     method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
                                stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(2,))
     run_both(model.train_step, method, (params, opt_state, batch), steps=2, state_args=2)

@@ -30,24 +30,6 @@ from alpa_mlir.runtime import distributed
 TOLERANCE = {"rtol": 2e-5, "atol": 2e-5}
 
 
-def mlp_step(boundary):
-    """Three dense layers, ``boundary`` after each but the last, SGD (the reference passes the identity)."""
-    import jax
-    import jax.numpy as jnp
-
-    def loss(params, batch):
-        h = batch["x"]
-        for layer in params[:-1]:
-            h = boundary(jax.nn.relu(h @ layer["w"] + layer["b"]))
-        return jnp.mean((h @ params[-1]["w"] + params[-1]["b"] - batch["y"]) ** 2)
-
-    def step(params, batch):
-        value, grads = jax.value_and_grad(loss)(params, batch)
-        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), value
-
-    return step
-
-
 def run_both(name, step, method, args, steps, state_args, reference=None):
     """``steps`` steps under ``method`` and under jax.jit, compared on this process; the
     pipelined step and the arguments of the next step."""
@@ -87,16 +69,16 @@ def run_both(name, step, method, args, steps, state_args, reference=None):
 def run_mlp(steps):
     import jax
 
-    from alpa_mlir import mark_pipeline_boundary
     from alpa_mlir.models import MLPConfig, build
     from alpa_mlir.pipeshard import ManualLayerOption, ManualStageOption, PipeshardParallel
 
     # One jitted init compiles once; an eager init compiles every op (seconds on 2 cores).
-    args = jax.jit(build(MLPConfig(sizes=(16, 32, 32, 8))).init, static_argnums=1)(jax.random.key(0), 32)
+    model = build(MLPConfig(sizes=(16, 32, 32, 8), boundaries=True))
+    args = jax.jit(model.init, static_argnums=1)(jax.random.key(0), 32)
     method = PipeshardParallel(num_micro_batches=4, layer_option=ManualLayerOption(),
                                stage_option=ManualStageOption((1, 2), ((1, 4), (1, 4))), instruction_timeout=8)
-    return run_both("mlp", mlp_step(mark_pipeline_boundary), method, args, steps, state_args=1,
-                    reference=mlp_step(lambda h: h))
+    return run_both("mlp", model.train_step, method, args, steps, state_args=1,
+                    reference=build(MLPConfig(sizes=(16, 32, 32, 8))).train_step)
 
 
 def run_gpt():
