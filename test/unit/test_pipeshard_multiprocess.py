@@ -54,15 +54,15 @@ def assert_gone(stdout: str) -> None:
 
 @pytest.fixture(scope="module")
 def trained_then_killed() -> tuple[subprocess.CompletedProcess, float]:
-    """MLP and GPT steps on two processes, then an MLP step in which process 1 exits
+    """MLP, GPT and MoE steps on two processes, then an MLP step in which process 1 exits
     abruptly (one cluster for both tests: starting one takes a while on 2 cores)."""
     return launch("train", "exit")
 
 
-def test_mlp_and_gpt_steps_on_two_processes_match_jit(trained_then_killed):
+def test_mlp_gpt_and_moe_steps_on_two_processes_match_jit(trained_then_killed):
     result, _ = trained_then_killed
     for rank in (0, 1):
-        for model in ("mlp", "gpt"):
+        for model in ("mlp", "gpt", "moe"):
             assert f"[p{rank}] OK {model} process {rank}" in result.stdout, result.stdout[-6000:] + result.stderr
 
 

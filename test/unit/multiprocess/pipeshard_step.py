@@ -4,7 +4,7 @@ Usage: ``pipeshard_step.py train|mlp`` (2 processes x 4 devices). Every process 
 prints ``started pid=<pid>``.
 
 * ``train``: an MLP (three layers, ``mark_pipeline_boundary`` between them, 4
-  micro-batches) for 3 steps, then a GPT (Adam, 2 micro-batches) for 2 steps, both
+  micro-batches) for 3 steps, then a GPT and a GShard MoE (Adam, 2 micro-batches) for 2 steps each, all
   pipelined over two (1, 4) submeshes of the default (2, 4) cluster, so that each
   process drives one stage. Each step's outputs are gathered with ``to_host`` and
   compared, on every process, with ``jax.jit`` of the same step on the process's own
@@ -81,17 +81,19 @@ def run_mlp(steps):
                     reference=build(MLPConfig(sizes=(16, 32, 32, 8))).train_step)
 
 
-def run_gpt():
+def run_transformer(name):
+    """2 steps of the GPT (``gpt``) or GShard MoE (``moe``) model with Adam."""
     import jax
 
-    from alpa_mlir.models import GPTConfig, build
+    from alpa_mlir.models import GPTConfig, MoEConfig, build
     from alpa_mlir.pipeshard import AutoLayerOption, ManualStageOption, PipeshardParallel
 
-    model = build(GPTConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8))
+    config = {"gpt": GPTConfig, "moe": MoEConfig}[name](vocab=64, hidden=32, layers=2, heads=2, seq_len=8)
+    model = build(config)
     method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
                                stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(2,))
     args = jax.jit(model.init, static_argnums=1)(jax.random.key(2), 8)
-    run_both("gpt", model.train_step, method, args, steps=2, state_args=2)
+    run_both(name, model.train_step, method, args, steps=2, state_args=2)
 
 
 def fail_next_step(pipelined, args, kind):
@@ -121,7 +123,8 @@ def main(mode):
     distributed.initialize()
     pipelined, args = run_mlp(steps=3 if mode == "train" else 1)
     if mode == "train":
-        run_gpt()
+        run_transformer("gpt")
+        run_transformer("moe")
     if os.environ.get("PIPESHARD_FAULT"):
         fail_next_step(pipelined, args, os.environ["PIPESHARD_FAULT"])
 
