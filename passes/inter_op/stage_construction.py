@@ -66,6 +66,14 @@ class StageConstructionPass(Pass):
     clustering's; ``manual`` takes the user's stages (``stage-layers``,
     ``stage-submeshes``) and picks only their logical meshes.
 
+    ``max-costed-layers=m`` (0: off) is an approximation for deep models, where planning
+    every one of the ``L (L + 1) / 2`` ranges is too slow: only ranges of at most ``m``
+    layers are planned; a longer range ``[i, j)`` is costed by appending its layers one
+    at a time, each adding what it adds to the ``m``-layer range it ends
+    (``t(i, j) = t(i, i+m) + sum_{l=i+m}^{j-1} t(l-m+1, l+1) - t(l-m+1, l)``, likewise
+    for the memories). It is exact for ranges of up to ``m`` layers and for costs that
+    add up over layers; it misses resharding between layers more than ``m - 1`` apart.
+
     Output: the chosen stages are placed on the cluster (Appendix A's covering) and
     planned once more as a whole stage (forward, backward and apply-gradient ops);
     every op keeps that plan's ``mhlo.sharding``. Each stage's parts become
@@ -112,6 +120,8 @@ class StageConstructionPass(Pass):
     inter_host_bandwidth: float = field(default=3.125e9, metadata={"help": "bytes/s between hosts"})
     intra_host_latency: float = field(default=5e-6, metadata={"help": "seconds per collective in a host"})
     inter_host_latency: float = field(default=2e-5, metadata={"help": "seconds per collective across hosts"})
+    max_costed_layers: int = field(default=0, metadata={
+        "help": "plan only ranges of at most this many layers and compose longer ones from them (0: plan all)"})
     epsilon: float = field(default=0.0, metadata={
         "help": "seconds; t_max candidates closer than this merge (a faster DP within (B-1)*epsilon; 0: exact)"})
     report: str = field(default="", metadata={"help": "path of a JSON stage-plan report"})
@@ -136,6 +146,8 @@ class StageConstructionPass(Pass):
                              "compete for the devices)")
         if self.profile_repeats < 1:
             raise ValueError(f"option 'profile-repeats' must be positive; got {self.profile_repeats}")
+        if self.max_costed_layers < 0:
+            raise ValueError(f"option 'max-costed-layers' must not be negative; got {self.max_costed_layers}")
         if self.device_memory < 0 or self.epsilon < 0 or self.intra_host_latency < 0 or self.inter_host_latency < 0:
             raise ValueError("options 'device-memory', 'epsilon' and the latencies must not be negative")
 
@@ -169,6 +181,14 @@ class StageConstructionPass(Pass):
             diagnostics.error(main, str(error))
             return
         candidates = sorted({c for family in families for c in family})
+        composed = []  # (start, end) of ranges costed from shorter ones
+        if self.max_costed_layers:
+            m = self.max_costed_layers
+            composed = sorted({(i, j) for i, j, _ in candidates if j - i > m})
+            shapes_used = sorted({k for _, _, k in candidates})
+            candidates = sorted({(i, j, k) for i, j, k in candidates if j - i <= m} |
+                                {(i, j, k) for i in range(num_layers) for j in range(i + 1, min(i + m, num_layers) + 1)
+                                 for k in shapes_used} if composed else candidates)
         submeshes = sorted({k for _, _, k in candidates})
         views = {k: _logical_shapes(k, self.logical_mesh_space) for k in submeshes}
         width = max(len(v) for v in views.values())
@@ -180,19 +200,26 @@ class StageConstructionPass(Pass):
         sink: list = []
         costing = Diagnostics(sink)
         graph = StepGraph(main)
-        state = {(i, j): _state_bytes(graph, phase, [n for n in range(len(ops)) if i <= layer[n] < j])
+        of_layer: list[list[int]] = [[] for _ in range(num_layers)]  # op numbers by layer, in order
+        for n, number in enumerate(layer):
+            of_layer[number].append(n)
+        state = {(i, j): _state_bytes(graph, phase, [n for number in range(i, j) for n in of_layer[number]])
                  for i, j in {(i, j) for i, j, _ in candidates}}
         work: dict[tuple, tuple] = {}  # distinct (stage module, logical mesh) -> (stage, mesh, indices)
         entries = []  # (table index, work key)
+        extracted: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
         for i, j, k in candidates:
-            indices = [n for n in range(len(ops)) if i <= layer[n] < j and phase[n] in (FORWARD, BACKWARD)]
-            stage = extract(main, indices)
-            for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
-                del op.attributes[LAYER_ATTR]
-                del op.attributes[PHASE_ATTR]
-                op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, module.context),
-                                                              number)
-            text = str(stage.module)
+            if (i, j) not in extracted:  # once per range, whatever the submesh
+                indices = sorted(n for number in range(i, j) for n in of_layer[number]
+                                 if phase[n] in (FORWARD, BACKWARD))
+                stage = extract(main, indices)
+                for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
+                    del op.attributes[LAYER_ATTR]
+                    del op.attributes[PHASE_ATTR]
+                    op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, module.context),
+                                                                  number)
+                extracted[i, j] = (stage, str(stage.module), indices)
+            stage, text, indices = extracted[i, j]
             for p, view in enumerate(views[k]):
                 mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
                 key = (text, mesh.shape, mesh.alpha, mesh.beta)
@@ -214,6 +241,15 @@ class StageConstructionPass(Pass):
             latency[index], params, params_whole, act_mem[index] = costed[key]
             # Optimizer state (read by the updates only) is taken as sharded like the parameters.
             param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
+        for i, j in composed:  # max-costed-layers: append one layer at a time to [i, i+m)
+            m = self.max_costed_layers
+            for table in (latency, param_mem, act_mem):
+                total = table[i, i + m].copy()
+                with np.errstate(invalid="ignore"):  # inf - inf: a view the submesh lacks, made inf below
+                    for last in range(i + m, j):  # what layer `last` adds after the m - 1 before it
+                        before = table[last - m + 1, last] if m > 1 else 0.0
+                        total += table[last - m + 1, last + 1] - before
+                table[i, j] = np.nan_to_num(total, nan=np.inf)
         for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                                if severity == "warning"):
             diagnostics.warning(location, message)
@@ -279,7 +315,8 @@ class StageConstructionPass(Pass):
             _annotate_signature(part.func, part.inputs, part.outputs, input_shardings[part.group // len(parts)])
         if self.report:
             self._write_report(module, diagnostics, plan, placements, meshes, costs, {
-                "intra_op_plans": solves, "candidates": len(candidates), "cost_seconds": search_seconds,
+                "intra_op_plans": solves, "candidates": len(candidates), "composed_ranges": len(composed),
+                "cost_seconds": search_seconds,
                 "dp_seconds": dp_seconds})
 
     # ------------------------------------------------------------------ search space

@@ -113,8 +113,8 @@ class TrainingStep:
 def step_ops(func: ir.Operation) -> list[ir.Operation]:
     """The top-level ops of ``func``'s entry block, terminator excluded: the ops a
     :class:`TrainingStep` numbers."""
-    operations = func.regions[0].blocks[0].operations
-    return [operations[i].operation for i in range(len(operations) - 1)]
+    # Iterated, not indexed: each index walks the block's op list from its start.
+    return [op.operation for op in func.regions[0].blocks[0].operations][:-1]
 
 
 def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, loss: int | None = None,

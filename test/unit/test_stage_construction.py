@@ -187,3 +187,17 @@ def test_planning_in_processes_finds_the_same_plan(tmp_path) -> None:
     _, serial, _ = staged("cluster-shape=1,2 num-micro-batches=4", tmp_path)
     _, parallel, _ = staged("cluster-shape=1,2 num-micro-batches=4 jobs=2", tmp_path)
     assert parallel["stages"] == serial["stages"] and parallel["latency"] == serial["latency"]
+
+
+@pytest.mark.parametrize("m", [1, 2])
+def test_composed_range_costs_find_the_exact_plan_with_fewer_ilps(tmp_path, m) -> None:
+    # max-costed-layers: only ranges of up to m layers are planned; longer ones are
+    # composed layer by layer. On equal layers the composition is exact up to the
+    # resharding between layers, so the plan is the exact search's.
+    _, exact, _ = staged("cluster-shape=1,4 num-micro-batches=4", tmp_path)
+    _, composed, _ = staged(f"cluster-shape=1,4 num-micro-batches=4 max-costed-layers={m}", tmp_path)
+    assert [(s["layers"], s["devices"]) for s in composed["stages"]] == \
+        [(s["layers"], s["devices"]) for s in exact["stages"]]
+    assert composed["latency"] == pytest.approx(exact["latency"], rel=0.05)
+    assert composed["search"]["intra_op_plans"] < exact["search"]["intra_op_plans"]
+    assert composed["search"]["composed_ranges"] == {1: 6, 2: 3}[m]
