@@ -201,3 +201,20 @@ def test_composed_range_costs_find_the_exact_plan_with_fewer_ilps(tmp_path, m) -
     assert composed["latency"] == pytest.approx(exact["latency"], rel=0.05)
     assert composed["search"]["intra_op_plans"] < exact["search"]["intra_op_plans"]
     assert composed["search"]["composed_ranges"] == {1: 6, 2: 3}[m]
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:
+    from alpa_mlir.passes.inter_op.stage_construction import _Progress
+
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    progress = _Progress("planned", 4)
+    for _ in range(2):
+        progress.step()
+    progress.close()
+    shown = capsys.readouterr().err
+    assert "\rplanned [" + "#" * 15 + " " * 15 + "] 2/4 (" in shown and shown.endswith("\n")
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False)
+    quiet = _Progress("planned", 4)
+    quiet.step()
+    quiet.close()
+    assert capsys.readouterr().err == ""
