@@ -273,10 +273,7 @@ class PipeshardFunction:
             module = ir.Module.parse(text, context=make_context())
         else:
             text, plan_json = self._run_passes(module, hosts, per_host)
-        with tempfile.TemporaryDirectory(prefix="alpa-pipeshard-") as scratch:
-            report = Path(scratch) / "plan.json"
-            report.write_text(plan_json)
-            plan = PipelinePlan.load(report)
+        plan = PipelinePlan.from_json(plan_json)
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
                                          method.instruction_timeout)
         return PipeshardProgram(lowered.out_tree, plan, text, executable)

@@ -31,16 +31,15 @@ from pathlib import Path
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")  # lowering needs no accelerator
 
-import jax  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 
 import alpa_mlir.passes.all_passes  # noqa: E402, F401  (registers every pass)
 from alpa_mlir import models  # noqa: E402
 from alpa_mlir.dialect import make_context  # noqa: E402
-from alpa_mlir.passes import run_pipeline  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
+from stage_search import lowered, search  # noqa: E402
 
 # The paper's GPU count per model (Sec. 8.1, Fig. 7) as a cluster of 8-GPU hosts.
 CLUSTERS = {1: (1, 1), 4: (1, 4), 8: (1, 8), 16: (2, 8), 32: (4, 8), 64: (8, 8)}
@@ -61,37 +60,6 @@ def workload(family: str, preset: str) -> tuple:
     return config, gpus, min(16 if config.hidden >= 2048 else 8, config.layers // 2), 16, 64
 
 
-def lowered_text(config, micro_batch: int) -> str:
-    """The imported training step of one micro-batch, as text (parsed afresh for every mode)."""
-    args = models.abstract_args(config, micro_batch)
-    text = jax.jit(models.build(config).train_step, keep_unused=True).lower(*args).as_text(debug_info=True)
-    module = ir.Module.parse(text, context=make_context())
-    run_pipeline(module, "builtin.module(alpa-import-pipeline)")
-    return module.operation.get_asm(enable_debug_info=True)
-
-
-def search(text: str, layers: int, cluster: tuple[int, int], micro_batches: int, mode: str, options: str,
-           workdir: Path) -> dict:
-    row: dict = {"mode": mode}
-    module = ir.Module.parse(text, context=make_context())
-    start = time.perf_counter()
-    run_pipeline(module, f"builtin.module(alpa-layer-construction{{layers={layers}}})")
-    row["clustering_seconds"] = time.perf_counter() - start
-    report = workdir / f"stages_{mode}.json"
-    pipeline = (f"cluster-shape={cluster[0]},{cluster[1]} num-micro-batches={micro_batches} {options} "
-                f"report={report}" + (f" stage-mode={mode}" if mode != "auto" else ""))
-    start = time.perf_counter()
-    run_pipeline(module, f"builtin.module(alpa-stage-construction{{{pipeline}}})")
-    row["stage_construction_seconds"] = time.perf_counter() - start
-    plan = json.loads(report.read_text())
-    row.update(status="ok", latency=plan["latency"], intra_op_plans=plan["search"]["intra_op_plans"],
-               candidates=plan["search"]["candidates"], cost_seconds=plan["search"]["cost_seconds"],
-               dp_seconds=plan["search"]["dp_seconds"],
-               stages=" ".join(f"[{s['layers'][0]},{s['layers'][1]})@{s['submesh'][0]}x{s['submesh'][1]}"
-                               f"({s['logical_mesh'][0]}x{s['logical_mesh'][1]})" for s in plan["stages"]))
-    return row
-
-
 def run_model(family: str, preset: str, modes: list[str], options: str, workdir: Path) -> list[dict]:
     config, gpus, layers, micro_batch, micro_batches = workload(family, preset)
     cluster = CLUSTERS[gpus]
@@ -100,7 +68,8 @@ def run_model(family: str, preset: str, modes: list[str], options: str, workdir:
             "layers": layers, "micro_batch": micro_batch, "micro_batches": micro_batches}
     start = time.perf_counter()
     try:
-        text = lowered_text(config, micro_batch)
+        # Text, parsed afresh for every mode.
+        text = lowered(config, micro_batch).operation.get_asm(enable_debug_info=True)
     except Exception as error:  # noqa: BLE001  (a row with the error; the sweep goes on)
         return [base | {"status": "error", "error": f"lowering: {error}".splitlines()[0]}]
     lower_seconds = time.perf_counter() - start
@@ -108,7 +77,8 @@ def run_model(family: str, preset: str, modes: list[str], options: str, workdir:
     for mode in modes:
         start = time.perf_counter()
         try:
-            row = base | {"lower_seconds": lower_seconds} | search(text, layers, cluster, micro_batches, mode,
+            module = ir.Module.parse(text, context=make_context())
+            row = base | {"lower_seconds": lower_seconds} | search(module, layers, cluster, micro_batches, mode,
                                                                   options, workdir)
         except (ir.MLIRError, ValueError) as error:
             row = base | {"mode": mode, "status": "error", "error": str(error).splitlines()[-1]}

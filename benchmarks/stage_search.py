@@ -38,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
 
 
-def lowered(config: models.GPTConfig, batch_size: int) -> ir.Module:
+def lowered(config, batch_size: int) -> ir.Module:
+    """The imported training step of ``config`` (any model of ``alpa_mlir.models``) for a batch."""
     args = models.abstract_args(config, batch_size)
     text = jax.jit(models.build(config).train_step, keep_unused=True).lower(*args).as_text(debug_info=True)
     module = ir.Module.parse(text, context=make_context())
@@ -46,28 +47,19 @@ def lowered(config: models.GPTConfig, batch_size: int) -> ir.Module:
     return module
 
 
-def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tuple[int, int],
-            micro_batches: int, mode: str, jobs: int, workdir: Path) -> dict:
-    row = {"mode": mode, "cluster": "x".join(map(str, cluster)), "layers": layers}
-    module = lowered(config, batch_size)
+def search(module: ir.Module, layers: int, cluster: tuple[int, int], micro_batches: int, mode: str, options: str,
+           workdir: Path) -> dict:
+    """Layer and stage construction of ``module`` (in place) in ``mode``, with more
+    ``options`` of the stage pass: the row of timings and the plan. Raises what the passes raise."""
+    row: dict = {"mode": mode}
     start = time.perf_counter()
-    try:
-        run_pipeline(module, f"builtin.module(alpa-layer-construction{{layers={layers}}})")
-    except ir.MLIRError as error:
-        row.update(status="error", error=str(error).splitlines()[-1])
-        return row
+    run_pipeline(module, f"builtin.module(alpa-layer-construction{{layers={layers}}})")
     row["clustering_seconds"] = time.perf_counter() - start
     report = workdir / f"stages_{mode}.json"
-    options = (f"cluster-shape={cluster[0]},{cluster[1]} num-micro-batches={micro_batches} jobs={jobs} "
-               f"report={report}")
-    if mode != "auto":
-        options += f" stage-mode={mode}"
+    pipeline = (f"cluster-shape={cluster[0]},{cluster[1]} num-micro-batches={micro_batches} {options} "
+                f"report={report}" + (f" stage-mode={mode}" if mode != "auto" else ""))
     start = time.perf_counter()
-    try:
-        run_pipeline(module, f"builtin.module(alpa-stage-construction{{{options}}})")
-    except (ir.MLIRError, ValueError) as error:
-        row.update(status="error", error=str(error).splitlines()[-1])
-        return row
+    run_pipeline(module, f"builtin.module(alpa-stage-construction{{{pipeline}}})")
     row["stage_construction_seconds"] = time.perf_counter() - start
     plan = json.loads(report.read_text())
     row.update(status="ok", latency=plan["latency"], intra_op_plans=plan["search"]["intra_op_plans"],
@@ -76,6 +68,16 @@ def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tup
                stages=" ".join(f"[{s['layers'][0]},{s['layers'][1]})@{s['submesh'][0]}x{s['submesh'][1]}"
                                f"({s['logical_mesh'][0]}x{s['logical_mesh'][1]})" for s in plan["stages"]))
     return row
+
+
+def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tuple[int, int],
+            micro_batches: int, mode: str, jobs: int, workdir: Path) -> dict:
+    row = {"mode": mode, "cluster": "x".join(map(str, cluster)), "layers": layers}
+    try:
+        return row | search(lowered(config, batch_size), layers, cluster, micro_batches, mode, f"jobs={jobs}",
+                            workdir)
+    except (ir.MLIRError, ValueError) as error:
+        return row | {"status": "error", "error": str(error).splitlines()[-1]}
 
 
 COLUMNS = (("mode", "mode", "{}"), ("cluster", "cluster", "{}"), ("layers", "layers", "{}"),

@@ -52,11 +52,20 @@ class PipelinePlan:
     def load(cls, path: str | os.PathLike) -> PipelinePlan:
         try:
             with open(path) as f:
-                data = json.load(f)
-        except (OSError, json.JSONDecodeError) as error:
+                text = f.read()
+        except OSError as error:
             raise PipelinePlanError(f"cannot read a pipeline plan from {path}: {error}") from None
+        return cls.from_json(text, str(path))
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "the pipeline plan") -> PipelinePlan:
+        """The plan :meth:`save` wrote, from its text; ``where`` names it in errors."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise PipelinePlanError(f"cannot read a pipeline plan from {where}: {error}") from None
         if data.get("version") != VERSION:
-            raise PipelinePlanError(f"{path}: pipeline plan version {data.get('version')!r}; this alpa-mlir reads "
+            raise PipelinePlanError(f"{where}: pipeline plan version {data.get('version')!r}; this alpa-mlir reads "
                                     f"version {VERSION}")
         try:
             stages = tuple(StagePlacement(tuple(s["layers"]), tuple(s["submesh"]), tuple(s["devices"]),
@@ -65,7 +74,7 @@ class PipelinePlan:
             return cls(tuple(data["cluster"]), int(data["num_micro_batches"]), float(data["latency"]),
                        float(data["t_max"]), stages, dict(data["search"]))
         except (KeyError, TypeError, ValueError) as error:
-            raise PipelinePlanError(f"{path}: malformed pipeline plan ({error!r})") from None
+            raise PipelinePlanError(f"{where}: malformed pipeline plan ({error!r})") from None
 
     def timeline(self) -> list[tuple[int, int, str, float, float]]:
         """(stage, micro-batch, "forward" | "backward", start, end) of one step in GPipe order."""
