@@ -17,6 +17,7 @@ input buffers at execution: the caller's arrays are deleted, as under ``jax.jit`
 from __future__ import annotations
 
 import functools
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,8 @@ from ..dialect.context import make_context
 from ..dialect.jax_interop import spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingError, ShardingSpec
+from ..passes.export.clamp_dynamic_slice_starts import ClampDynamicSliceStartsPass
+from ..passes.registry import Diagnostics
 from .hlo_collectives import HloCollective, parse_collectives
 
 JaxSharding = NamedSharding | GSPMDSharding
@@ -144,16 +147,27 @@ def read_signature(module: ir.Module) -> ModuleSignature:
 
 
 def _load(module: ir.Module | str) -> tuple[bytes, ModuleSignature]:
-    """Bytecode and signature of a module object (from any context) or its text."""
+    """Bytecode and signature of a module object (from any context) or its text, with
+    the start of every dynamic slice clamped explicitly (``alpa-clamp-dynamic-slice-starts``:
+    XLA's simplifier folds the partitioner's slices of a dynamic slice with the wrong
+    clamp). A module object is copied, not changed."""
     if isinstance(module, str):
         with make_context():
             try:
                 parsed = ir.Module.parse(module)
             except ir.MLIRError as error:
                 raise LoweringError(f"cannot parse the module text: {error}") from None
-            return jax_mlir.module_to_bytecode(parsed), read_signature(parsed)
+            return _xla_bytecode(parsed.operation), read_signature(parsed)
     with module.context:
-        return jax_mlir.module_to_bytecode(module), read_signature(module)
+        return _xla_bytecode(module.operation.clone()), read_signature(module)
+
+
+def _xla_bytecode(module: ir.Operation) -> bytes:
+    """``module`` (changed in place) as the bytecode XLA compiles."""
+    ClampDynamicSliceStartsPass().apply(module, Diagnostics([]))
+    output = io.BytesIO()
+    module.write_bytecode(file=output)
+    return output.getvalue()
 
 
 def mesh_devices(mesh: DeviceMesh, devices: Sequence[jax.Device] | None = None) -> tuple[jax.Device, ...]:

@@ -10,6 +10,7 @@ from jax._src.lib.mlir import ir
 from jax.sharding import NamedSharding
 from jax.sharding import PartitionSpec as P
 
+import alpa_mlir
 from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
@@ -146,6 +147,41 @@ def test_module_from_another_context() -> None:
         module = ir.Module.parse(text)
     compiled = compile_module(module, MESH_2X4)
     assert [c.kind for c in compiled.collectives()] == ["all-reduce"]
+
+
+def _dynamic_slice(a: jax.Array, i: jax.Array) -> jax.Array:
+    return jax.lax.dynamic_slice(a, (0, i), (3, 20))
+
+
+@pytest.mark.parametrize("start", [19, 2, -30])
+@pytest.mark.parametrize("as_text", [True, False])
+def test_dynamic_slice_split_on_its_sliced_dim_keeps_the_clamp(start: int, as_text: bool) -> None:
+    # The partitioner cuts each device's tile out of the replicated slice with a second
+    # dynamic slice; XLA's simplifier folded the two with the start clamped to 24 - 10
+    # instead of 24 - 20, so start 19 gave columns 14..23 on every device (issue 11).
+    a = jnp.arange(72, dtype=jnp.float32).reshape(3, 24)
+    text = jax.jit(_dynamic_slice).lower(a, 0).as_text()
+    text = annotate(text, MESH_2X4, [ShardingSpec.replicated(2), ShardingSpec.replicated(0)],
+                    [ShardingSpec(((), (0,)))])
+    module = text
+    if not as_text:
+        with make_context():
+            module = ir.Module.parse(text)
+    (out,) = MeshExecutable(compile_module(module, MESH_2X4))(a, np.int32(start))
+    np.testing.assert_array_equal(np.asarray(out), np.asarray(_dynamic_slice(a, start)))
+    if not as_text:
+        assert "stablehlo.clamp" not in str(module)  # the caller's module is not changed
+
+
+@pytest.mark.parametrize("mesh_shape", [(2, 4), (2, 2, 2)])
+def test_clamped_dynamic_slice_then_reshape_matches_jax(mesh_shape: tuple[int, ...]) -> None:
+    # Issue 11's reproducer: the plan splits the reshape's (2, 10) dimension.
+    def f(a: jax.Array, i: jax.Array) -> jax.Array:
+        return jnp.reshape(_dynamic_slice(a, i), (3, 2, 10))
+
+    a = jnp.arange(72.0).reshape(3, 24)
+    step = alpa_mlir.parallelize(f, method=alpa_mlir.ShardParallel(mesh_shape=mesh_shape), batch_argnums=())
+    np.testing.assert_array_equal(np.asarray(step(a, 19)), np.asarray(jax.jit(f)(a, 19)))
 
 
 def test_permuted_device_order_falls_back_to_a_gspmd_sharding() -> None:
