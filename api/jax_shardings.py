@@ -20,7 +20,7 @@ from .methods import ShardParallel
 from .passes.intra_op.plan import PlanError, ShardingPlan
 from .pipeline import module_text, parse_lowered, plan_module
 from .saved_plan import SavedPlan, check_fits
-from .signature import normalize_argnums, output_names
+from .signature import normalize_argnums, output_names, training_state
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,8 @@ def auto_shard(fn_or_lowered: Callable | jax.stages.Lowered, *args: Any,
         check_fits(saved, module, names, output_names(lowered.out_tree), "given as method.plan")
         plan, text = saved, ""
     else:
-        plan = plan_module(module, method, device_mesh, batch_args, name, stacklevel=3)
+        state = tuple((module_argument[a], r) for a, r in training_state(lowered, batch) if a in module_argument)
+        plan = plan_module(module, method, device_mesh, batch_args, name, stacklevel=3, state=state)
         text = module_text(module)
 
     jax_mesh = device_mesh.to_jax_mesh(devices)

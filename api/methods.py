@@ -30,7 +30,7 @@ from .passes.registry import option_fields
 from .saved_plan import SavedPlan
 
 # Pass options the method sets itself (from the call) rather than the user.
-_CALL_OPTIONS = ("mesh_shape", "batch_args", "report")
+_CALL_OPTIONS = ("mesh_shape", "batch_args", "state", "report")
 # Option names in the pass's messages (kebab-case) that the method spells differently.
 _RENAMED = {"batch-args": "batch_argnums"}
 
@@ -44,6 +44,10 @@ class ShardParallel:
         when omitted.
       devices: the JAX devices to run on, row-major over the mesh (``jax.devices()``).
       batch_argnums: positional arguments whose leaves have the batch as leading dimension.
+      steady_state: arguments that come back as results (same pytree position, shapes
+        and dtypes: the training state) keep one sharding in and out, so step after step
+        runs without re-laying out the state (Alpa's ``donate_argnums="auto"`` finds them
+        the same way). ``False`` lets the plan return them in any sharding.
       plan: a saved plan to reuse instead of searching: a :class:`SavedPlan`, a path to
         one, or a bare :class:`ShardingPlan` (which fixes the shardings of arguments and
         results; the ops in between are planned again).
@@ -53,6 +57,7 @@ class ShardParallel:
     mesh_shape: tuple[int, ...] | None = None
     devices: tuple[Any, ...] | None = None
     batch_argnums: tuple[int, ...] = (1,)
+    steady_state: bool = True
     mesh_axes: tuple[str, ...] = ()
     mesh_alpha: tuple[float, ...] = ()
     mesh_beta: tuple[float, ...] = ()
@@ -86,6 +91,7 @@ class ShardParallel:
         if self.mesh_shape is not None:
             self._set("mesh_shape", _checked(self, "mesh_shape", self.mesh_shape, tuple[int, ...]))
         self._set("batch_argnums", _checked(self, "batch_argnums", self.batch_argnums, tuple[int, ...]))
+        self._set("steady_state", _checked(self, "steady_state", self.steady_state, bool))
         if self.devices is not None:
             self._set("devices", tuple(self.devices))
             if not self.devices:
@@ -133,7 +139,8 @@ class ShardParallel:
         return mesh, devices
 
     def auto_sharding_pass(self, mesh_shape: tuple[int, ...], batch_args: tuple[int, ...],
-                           report: str = "", **overrides: Any) -> AutoShardingPass:
+                           report: str = "", state: tuple[tuple[int, int], ...] = (),
+                           **overrides: Any) -> AutoShardingPass:
         """The ``alpa-auto-sharding`` instance for one call; option errors name this method's fields."""
         options = {f.name: getattr(self, f.name) for f in option_fields(AutoShardingPass)
                    if f.name not in _CALL_OPTIONS}
@@ -142,7 +149,7 @@ class ShardParallel:
             options["mesh_axes"] = ()
         try:
             return AutoShardingPass(mesh_shape=tuple(mesh_shape), batch_args=tuple(batch_args), report=report,
-                                    **options)
+                                    state=state if self.steady_state else (), **options)
         except MeshError as error:
             raise ValueError(f"{type(self).__name__} option 'mesh_shape'/'mesh_axes': {error}") from None
         except ValueError as error:

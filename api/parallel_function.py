@@ -28,7 +28,7 @@ from .pipeline import module_text, parse_lowered, plan_module
 from .pipeshard import PipeshardFunction, PipeshardParallel
 from .runtime.mesh_executable import MeshExecutable
 from .saved_plan import SavedPlan, check_fits
-from .signature import CallSignature, call_signature, leaves_of, normalize_argnums, output_names
+from .signature import CallSignature, call_signature, leaves_of, normalize_argnums, output_names, training_state
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -157,8 +157,11 @@ class ParallelizedFunction:
             check_fits(pinned, module, signature.leaf_names, result_names, "given as method.plan")
         else:
             mesh, devices = self.method.device_mesh()
+        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
+        dynamic = [i for i in range(len(args)) if i not in static]
+        state = training_state(lowered, [dynamic.index(i) for i in batch if i in dynamic])
         plan = plan_module(module, self.method, mesh, self._batch_leaves(signature, static, len(args)),
-                           self._name, pinned)
+                           self._name, pinned, state=state)
         return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated)
 
     def _batch_leaves(self, signature: CallSignature, static: tuple[int, ...], count: int) -> tuple[int, ...]:

@@ -49,7 +49,7 @@ def module_text(module: ir.Module) -> str:
 
 def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batch_args: tuple[int, ...],
                 function: str = "the function", pinned: ShardingPlan | None = None,
-                stacklevel: int = 5) -> ShardingPlan:
+                stacklevel: int = 5, state: tuple[tuple[int, int], ...] = ()) -> ShardingPlan:
     """Annotate ``module`` in place with a plan for ``mesh``, and return the plan.
 
     Args:
@@ -57,6 +57,8 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
       method: the options of the search.
       mesh: the logical mesh (its shape, axis names and alpha/beta are what the pass sees).
       batch_args: flat argument numbers whose leading dimension is the batch.
+      state: (flat argument, flat result) pairs of the training state (``method.steady_state``
+        ties them).
       function: the user's function, for messages.
       pinned: a plan whose argument and result shardings the new plan must keep.
       stacklevel: of the warnings, so that they point at the user's call.
@@ -71,7 +73,7 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
             overrides["keep_user_shardings"] = "io"
     with tempfile.TemporaryDirectory(prefix="alpa-plan-") as scratch:
         report = str(Path(scratch) / "plan.json")
-        auto_sharding = method.auto_sharding_pass(mesh.shape, batch_args, report, mesh_axes=mesh.axis_names,
+        auto_sharding = method.auto_sharding_pass(mesh.shape, batch_args, report, state, mesh_axes=mesh.axis_names,
                                                   mesh_alpha=mesh.alpha, mesh_beta=mesh.beta, **overrides)
         importer = ImportPipeline(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names)
         try:

@@ -96,3 +96,50 @@ def _leaf_type(leaf: Any, name: str, function: str) -> tuple[tuple[int, ...], np
         raise TypeError(f"{name} of {function} is a {type(leaf).__name__}, which is not an array type JAX "
                         "accepts; pass arrays (or make it a static argument)") from None
     return tuple(aval.shape), np.dtype(aval.dtype), bool(getattr(aval, "weak_type", False))
+
+
+def training_state(lowered: jax.stages.Lowered, skip: Sequence[int] = ()) -> tuple[tuple[int, int], ...]:
+    """(flat argument, flat result) pairs of the training state of a lowered step.
+
+    A positional argument is state when the output, or one element of an output tuple,
+    has its pytree structure with leaves of the same shapes and dtypes (what Alpa's
+    ``donate_argnums="auto"`` looks for): ``step(params, opt_state, batch) -> (params,
+    opt_state, loss)`` ties ``params`` and ``opt_state``. The element at the argument's
+    own position is preferred, then the first one not yet taken.
+
+    Args:
+      lowered: the ``jax.jit(...).lower(...)`` of the step.
+      skip: positions among the non-static positional arguments that are never state
+        (the batch).
+    """
+    positional, _ = lowered.args_info
+    outputs = lowered.out_info
+    children = list(outputs) if isinstance(outputs, (tuple, list)) else []
+    candidates = [(k, child) for k, child in enumerate(children)] + [(-1, outputs)]
+    offsets, start = [], 0
+    for arg in list(positional):
+        offsets.append(start)
+        start += len(jax.tree_util.tree_leaves(arg))
+    result_offset = {-1: 0}
+    start = 0
+    for k, child in enumerate(children):
+        result_offset[k] = start
+        start += len(jax.tree_util.tree_leaves(child))
+    taken: set[int] = set()
+    pairs = []
+    for position, arg in enumerate(positional):
+        leaves, tree = jax.tree_util.tree_flatten(arg)
+        if position in skip or not leaves:
+            continue
+        types = [(tuple(a.shape), np.dtype(a.dtype)) for a in leaves]
+        ordered = sorted(candidates, key=lambda c: (c[0] != position, c[0] == -1, c[0]))
+        for k, child in ordered:
+            out_leaves, out_tree = jax.tree_util.tree_flatten(child)
+            if k in taken or -1 in taken or (k == -1 and taken) or out_tree != tree:
+                continue
+            if [(tuple(o.shape), np.dtype(o.dtype)) for o in out_leaves] != types:
+                continue
+            taken.add(k)
+            pairs.extend((offsets[position] + i, result_offset[k] + i) for i in range(len(leaves)))
+            break
+    return tuple(pairs)

@@ -110,7 +110,10 @@ def option_type_text(cls: type, field: dataclasses.Field) -> str:
     if typing.get_origin(hint) is typing.Literal:
         return " | ".join(str(v) for v in typing.get_args(hint))
     if typing.get_origin(hint) is tuple:
-        return f"list of {typing.get_args(hint)[0].__name__}"
+        element = typing.get_args(hint)[0]
+        if typing.get_origin(element) is tuple:  # pairs, written a:b
+            return "list of " + ":".join(t.__name__ for t in typing.get_args(element))
+        return f"list of {element.__name__}"
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         return " or ".join(a.__name__ for a in typing.get_args(hint) if a is not type(None))
     return hint.__name__
@@ -136,7 +139,16 @@ def _convert(cls: type, field: dataclasses.Field, text: str, pass_name: str):
             raise PipelineError(f"{label} must be true or false; got {text!r}")
         if typing.get_origin(hint) is tuple:
             element = typing.get_args(hint)[0]
-            return tuple(element(v.strip()) for v in text.split(",") if v.strip())
+            items = [v.strip() for v in text.split(",")]
+            if any(not v for v in items) and text.strip():
+                raise PipelineError(f"{label} has an empty list element; got {text!r}")
+            if typing.get_origin(element) is tuple:  # pairs, written a:b
+                kinds = typing.get_args(element)
+                pairs = [v.split(":") for v in items if v]
+                if any(len(p) != len(kinds) for p in pairs):
+                    raise ValueError
+                return tuple(tuple(k(x.strip()) for k, x in zip(kinds, p)) for p in pairs)
+            return tuple(element(v) for v in items if v)
         return hint(text)
     except ValueError as error:
         if isinstance(error, PipelineError):
@@ -244,7 +256,7 @@ def pipeline_text(elements: Iterable[Pass | str]) -> str:
 def option_value_text(value) -> str:
     """An option value as MLIR's syntax writes it: ``2,4``, ``true``, ``x``."""
     if isinstance(value, tuple):
-        return ",".join(str(v) for v in value)
+        return ",".join(":".join(map(str, v)) if isinstance(v, tuple) else str(v) for v in value)
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 

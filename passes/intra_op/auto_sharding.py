@@ -88,7 +88,11 @@ class AutoShardingPass(MeshOptions, Pass):
     force_batch_dim_to_mesh_dim: int = field(
         default=-1, metadata={"help": "mesh axis the batch dimension must be split on (-1: free; needs batch-args)"})
     batch_args: tuple[int, ...] = field(
-        default=(), metadata={"help": "arguments whose leading dimension is the batch, e.g. 1"})
+        default=(), metadata={"help": "arguments whose leading dimension is the batch, e.g. 1; they come in split "
+                                          "on it where the mesh allows"})
+    state: tuple[tuple[int, int], ...] = field(default=(), metadata={
+        "help": "argument:result pairs of the training state, e.g. 0:0,1:1; each pair keeps one sharding in and "
+                "out, so the next step takes the state as this one returns it"})
     allow_recompute_heavy_op: bool = field(
         default=False, metadata={"help": "let matmuls and convolutions replicate their work"})
     allow_mixed_mesh_shape: bool = field(
@@ -141,6 +145,7 @@ class AutoShardingPass(MeshOptions, Pass):
             if any(not 0 <= a < arguments for a in self.batch_args):
                 raise ValueError(f"option 'batch-args' names argument(s) {list(self.batch_args)} but @main has "
                                  f"{arguments} arguments")
+            _check_state(func, self.state)
         except ValueError as error:
             diagnostics.error(module, str(error))
             return None
@@ -154,6 +159,10 @@ class AutoShardingPass(MeshOptions, Pass):
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
             if ALIASING_OUTPUT in attrs:
                 graph.add_alias(number, ir.IntegerAttr(attrs[ALIASING_OUTPUT]).value)
+        donated = {use.src for use in graph.uses if use.kind == "alias"}
+        for argument, result in self.state:
+            if graph.argument_node(argument) not in donated:  # a donation already ties it
+                graph.add_alias(argument, result)
         if not self._pin(graph, func, mesh, diagnostics):
             return None
         self._force(graph, mesh)
@@ -234,11 +243,14 @@ class AutoShardingPass(MeshOptions, Pass):
         return ok
 
     def _force(self, graph: Graph, mesh: DeviceMesh) -> None:
-        """force-batch-dim-to-mesh-dim and force-data-parallel (with its ZeRO stages)."""
+        """Batch arguments split on the batch dimension; force-batch-dim-to-mesh-dim and
+        force-data-parallel (with its ZeRO stages)."""
         axes = tuple(a for a in range(mesh.ndim) if mesh.shape[a] > 1)
         parameters = _parameters(graph) if self.force_data_parallel else set()
         for index, node in enumerate(graph.nodes):
             batch = _batch_loops(node, self.batch_args)
+            if node.kind == "argument" and batch:  # a batch arrives split, as a data loader feeds it
+                _restrict(node, lambda s: bool(s.results[0].dims[0]), soft=True)
             if self.force_batch_dim_to_mesh_dim >= 0 and batch:
                 axis = self.force_batch_dim_to_mesh_dim
                 _restrict(node, lambda s, b=batch, a=axis: any(a in s.loop_axes[loop] for loop in b), soft=True)
@@ -255,6 +267,24 @@ class AutoShardingPass(MeshOptions, Pass):
                 _restrict(node, _replicated, soft=True)
             elif node.kind == "argument":
                 _restrict(node, lambda s: not _replicated(s), soft=True)
+
+
+def _check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:
+    """Option 'state' names existing arguments and results of one type, each at most once."""
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    inputs, results = function_type.inputs, function_type.results
+    for label, numbers in (("argument", [a for a, _ in state]), ("result", [r for _, r in state])):
+        repeated = sorted({n for n in numbers if numbers.count(n) > 1})
+        if repeated:
+            raise ValueError(f"option 'state' ties {label} {repeated[0]} twice")
+    for argument, result in state:
+        if not (0 <= argument < len(inputs) and 0 <= result < len(results)):
+            raise ValueError(f"option 'state' pair {argument}:{result} is out of range: @main has "
+                             f"{len(inputs)} arguments and {len(results)} results")
+        if inputs[argument] != results[result]:
+            raise ValueError(f"option 'state' pair {argument}:{result} ties an argument of type "
+                             f"{inputs[argument]} to a result of type {results[result]}; a state value keeps "
+                             "its type")
 
 
 def _replicated(strategy: Strategy) -> bool:
@@ -355,6 +385,7 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
             dicts[node.index][MHLO_SHARDING] = string_attr(text)
         set_value_attrs(func, which, dicts)
     types = {"argument": _types(func, "arg"), "result": _types(func, "res")}
+    tied = sorted((graph.nodes[u.src].index, graph.nodes[u.dst].index) for u in graph.uses if u.kind == "alias")
     return ShardingPlan(
         mesh=physical,
         arguments=tuple(ValuePlan(n.shapes[0], types["argument"][n.index], s, t) for n, s, t in values["argument"]),
@@ -362,6 +393,7 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
         ops=tuple(ops.values()),
         solver=asdict(solution.stats),
         objective=float(solution.objective),
+        tied=tuple(tied),
     )
 
 

@@ -204,11 +204,14 @@ class Graph:
         self.last_use[src] = max(self.last_use.get(src, 0), dst)
         self.nodes[dst].depth = max(self.nodes[dst].depth, self.nodes[src].depth + 1)
 
+    def argument_node(self, argument: int) -> int:
+        return next(i for i, n in enumerate(self.nodes) if n.kind == "argument" and n.index == argument)
+
     def add_alias(self, argument: int, result: int) -> None:
-        """A donated argument's buffer becomes ``result``: both keep one sharding."""
-        src = next(i for i, n in enumerate(self.nodes) if n.kind == "argument" and n.index == argument)
+        """Argument ``argument`` and result ``result`` keep one sharding: a donated buffer
+        becomes the result, or the result is the next step's argument (training state)."""
         dst = next(i for i, n in enumerate(self.nodes) if n.kind == "result" and n.index == result)
-        self.uses.append(Use(src, 0, dst, "alias", 0))
+        self.uses.append(Use(self.argument_node(argument), 0, dst, "alias", 0))
 
     def _propagate_batch(self, node: Node, op: ir.Operation) -> None:
         """Batch dimensions flow forward through the loops that index them."""

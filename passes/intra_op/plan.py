@@ -54,6 +54,8 @@ class ShardingPlan:
     ops: tuple[OpPlan, ...] = ()
     solver: dict = field(default_factory=dict)
     objective: float = 0.0
+    # (argument, result) pairs that keep one sharding: donated buffers and training state.
+    tied: tuple[tuple[int, int], ...] = ()
 
     def predicted_collectives(self) -> list[Collective]:
         """Every collective the plan predicts: algorithms' own and reshardings'."""
@@ -76,6 +78,7 @@ class ShardingPlan:
                     for o in self.ops],
             "solver": self.solver,
             "objective": self.objective,
+            "tied": [list(pair) for pair in self.tied],
         }
 
     @classmethod
@@ -95,6 +98,7 @@ class ShardingPlan:
                           for o in data["ops"]),
                 solver=dict(data.get("solver", {})),
                 objective=float(data.get("objective", 0.0)),
+                tied=tuple((int(a), int(r)) for a, r in data.get("tied", ())),
             )
         except (KeyError, TypeError) as error:
             raise PlanError(f"malformed plan: missing or wrong entry {error}") from None

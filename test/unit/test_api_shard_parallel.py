@@ -94,6 +94,23 @@ def test_mlp_training_matches_jit_and_compiles_once():
     assert all(len(p.sharding.device_set) == 8 for p in jax.tree.leaves(params))
 
 
+@pytest.mark.parametrize("mesh_shape", [(8,), (2, 4)])
+def test_state_keeps_its_sharding_and_the_batch_comes_in_split(mesh_shape):
+    plan = parallelize(train_step, method=ShardParallel(mesh_shape=mesh_shape)).get_plan(mlp_params(), mlp_batch())
+    # The params leaves come back as results 0-3 (result 4 is the loss), each in its
+    # argument's sharding, with or without donation.
+    assert plan.tied == tuple((i, i) for i in PARAM_ARGS)
+    for i in PARAM_ARGS:
+        assert plan.arguments[i].spec == plan.results[i].spec
+    for i in BATCH_ARGS:
+        assert plan.arguments[i].spec.dims[0], f"batch argument {i} is not split on its batch dimension"
+
+
+def test_steady_state_off_ties_nothing():
+    method = ShardParallel(mesh_shape=(2, 4), steady_state=False)
+    assert parallelize(train_step, method=method).get_plan(mlp_params(), mlp_batch()).tied == ()
+
+
 def test_runs_on_the_devices_it_is_given():
     devices = jax.devices()[4:8]
     step = parallelize(train_step, method=ShardParallel(mesh_shape=(2, 2), devices=devices))
@@ -211,8 +228,13 @@ def test_auto_shard_shardings_work_with_plain_jit():
     assert jax.tree.structure(result.in_shardings) == jax.tree.structure((params, batch))
     assert all(isinstance(s, jax.sharding.NamedSharding) for s in jax.tree.leaves(result.in_shardings))
     jitted = jax.jit(train_step, in_shardings=result.in_shardings, out_shardings=result.out_shardings)
-    new_params, loss = jitted(params, batch)
-    assert_trees_close((new_params, loss), jax.jit(train_step)(params, batch))
+    # A training loop of plain jax.jit steps: each step takes the state as the last one
+    # returned it (the plan ties the state), with no device_put in between.
+    new_params, expected = params, params
+    for _ in range(3):
+        new_params, loss = jitted(new_params, batch)
+        expected, expected_loss = jax.jit(train_step)(expected, batch)
+        assert_trees_close((new_params, loss), (expected, expected_loss))
     for array, sharding in zip(jax.tree.leaves(new_params), jax.tree.leaves(result.out_shardings[0])):
         assert array.sharding.is_equivalent_to(sharding, array.ndim)
     # The plan's specs are what the shardings say.

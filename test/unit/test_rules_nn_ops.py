@@ -159,7 +159,7 @@ def test_group_loop_splits_compute_the_same_convolution(groups: int, kind: str):
         for part in range(ways):
             shard = op(_split(x, space.operands[0], group, ways, part), _split(w, space.operands[1], group, ways, part),
                        groups // ways)
-            np.testing.assert_allclose(shard, _split(full, space.results[0], group, ways, part), rtol=1e-5)
+            np.testing.assert_allclose(shard, _split(full, space.results[0], group, ways, part), rtol=1e-5, atol=1e-5)
 
 
 # ---- pooling -------------------------------------------------------------------------

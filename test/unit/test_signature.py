@@ -1,0 +1,66 @@
+"""training_state: which arguments of a step come back as results (the training state)."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+from alpa_mlir.signature import training_state
+
+W = jax.ShapeDtypeStruct((4, 3), jnp.float32)
+B = jax.ShapeDtypeStruct((3,), jnp.float32)
+X = jax.ShapeDtypeStruct((8, 4), jnp.float32)
+STEP = jax.ShapeDtypeStruct((), jnp.int32)
+
+
+def lower(fn, *args, static_argnums=()):
+    return jax.jit(fn, static_argnums=static_argnums).lower(*args)
+
+
+def test_params_and_optimizer_state_at_their_positions():
+    def step(params, opt_state, batch):
+        return params, opt_state, jnp.sum(batch)
+
+    # Flat arguments: params (b, w), opt_state (count, mu b, mu w), batch; results likewise.
+    pairs = training_state(lower(step, {"w": W, "b": B}, {"count": STEP, "mu": {"w": W, "b": B}}, X), skip=(2,))
+    assert pairs == ((0, 0), (1, 1), (2, 2), (3, 3), (4, 4))
+
+
+def test_state_anywhere_in_the_output_tuple():
+    def step(params, batch):
+        return jnp.sum(batch), params
+
+    assert training_state(lower(step, {"w": W, "b": B}, X), skip=(1,)) == ((0, 1), (1, 2))
+
+
+def test_the_whole_output_as_state():
+    def step(params, batch):
+        return jax.tree.map(lambda p: p + jnp.sum(batch), params)
+
+    assert training_state(lower(step, (W, B), X), skip=(1,)) == ((0, 0), (1, 1))
+
+
+@pytest.mark.parametrize("changed", ["shape", "dtype", "structure"])
+def test_no_state_when_the_result_differs(changed):
+    def step(params, batch):
+        w = params["w"]
+        if changed == "shape":
+            w = w[:2]
+        elif changed == "dtype":
+            w = w.astype(jnp.bfloat16)
+        new = {"w": w, "b": params["b"]} if changed != "structure" else [w, params["b"]]
+        return new, jnp.sum(batch)
+
+    assert training_state(lower(step, {"w": W, "b": B}, X), skip=(1,)) == ()
+
+
+def test_batch_and_static_arguments_are_skipped():
+    def step(scale, params, batch):
+        return params, batch * scale
+
+    # Static scale is not among the lowered arguments: params is position 0, the batch 1.
+    pairs = training_state(lower(step, 2.0, W, X, static_argnums=0), skip=(1,))
+    assert pairs == ((0, 0),)
+    # A batch that comes back (an identity-like step) is not state when skipped.
+    assert training_state(lower(lambda b: b * 2, X), skip=(0,)) == ()
