@@ -160,11 +160,11 @@ def _from_sdy(attr: ir.Attribute, value_type: ir.Type, mesh: DeviceMesh | None,
         raise ShardingImportError(f"sharding {attr} refers to unknown mesh @{name}")
     source = sdy.MeshAttr(meshes[name])
     if not list(source.axes):
+        # No axes and no devices is Shardy's empty mesh, on which JAX puts scalar
+        # arguments: nothing is split. No axes and one device is a maximal mesh (Shardy's
+        # verifier rejects more devices).
         devices = list(source.device_ids)
-        if len(devices) != 1:
-            raise ShardingImportError(f"sdy mesh @{name} has no axes and {len(devices)} device ids; "
-                                      "a maximal mesh names exactly one device")
-        return f"{{maximal device={devices[0]}}}"
+        return f"{{maximal device={devices[0]}}}" if devices else "{replicated}"
     rank = rank_of(value_type)
     if rank is None:
         raise ShardingImportError(f"sdy sharding {attr} on a non-tensor value")

@@ -85,6 +85,20 @@ module @maximal_mesh {
 
 // -----
 
+// JAX puts scalar arguments on Shardy's empty mesh (no axes, no devices): replicated.
+// CHECK-LABEL: module @empty_mesh
+// CHECK: %arg0: tensor<4xf32> {mhlo.sharding = "{devices=[4]<=[4]}"}
+// CHECK-SAME: %arg1: tensor<i32> {mhlo.sharding = "{replicated}"}
+module @empty_mesh {
+  sdy.mesh @empty_mesh = <[]>
+  sdy.mesh @mesh = <["x"=4]>
+  func.func @main(%arg0: tensor<4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}, %arg1: tensor<i32> {sdy.sharding = #sdy.sharding<@empty_mesh, []>}) -> tensor<4xf32> {
+    return %arg0 : tensor<4xf32>
+  }
+}
+
+// -----
+
 // A mesh whose devices are not in iota order keeps its device ids, in explicit lists.
 // CHECK-LABEL: module @non_iota_devices
 // CHECK-SAME: device_ids = array<i64: 3, 2, 1, 0>

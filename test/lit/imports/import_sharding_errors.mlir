@@ -89,14 +89,3 @@ module @mixed_open_results {
     return %0#0, %0#1 : tensor<4xf32>, tensor<4xi32>
   }
 }
-
-// -----
-
-// A mesh without axes must name the one device it places values on.
-module @empty_mesh {
-  sdy.mesh @empty = <[]>
-  // expected-error@+1 {{argument #0: sdy mesh @empty has no axes and 0 device ids; a maximal mesh names exactly one device}}
-  func.func @main(%arg0: tensor<f32> {sdy.sharding = #sdy.sharding<@empty, []>}) -> tensor<f32> {
-    return %arg0 : tensor<f32>
-  }
-}
