@@ -109,6 +109,19 @@ def test_depthwise_conv_ties_lhs_feature_and_output_feature():
     assert space.reduction_loops == ()
 
 
+@pytest.mark.parametrize("strides,padding,loops", [((1, 1), "SAME", (2,)), ((1, 1), ((1, 0), (0, 0)), (2, 4)),
+                                                    ((2, 1), "VALID", (2, 4))])
+def test_pointwise_depthwise_conv_keeps_its_groups_whole(strides, padding, loops):
+    # XLA's partitioner aborts on a split of the groups of a 1x1, stride-1, unpadded
+    # grouped conv (random program seed 11023); padding or a stride lets it partition.
+    space = only(lowered(conv(NHWC, groups=4, strides=strides, padding=padding), X, jnp.ones((1, 1, 1, 8))),
+                 "stablehlo.convolution")
+    assert space.loop_sizes == loops
+    assert space.operands[0][0] == space.results[0][0] == 0
+    if loops == (2,):
+        assert space.operands == ((0, N, N, N), (N, N, N, N)) and space.results == ((0, N, N, N),)
+
+
 def test_depthwise_conv_gradients():
     found = spaces(grads(conv(NHWC, groups=4), X, jnp.ones((3, 3, 1, 8))), "stablehlo.convolution")
     # Weight gradient: batch_group_count = 4 groups the image channels (the lhs batch

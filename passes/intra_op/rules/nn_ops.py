@@ -144,6 +144,11 @@ def convolution(op: ir.Operation) -> IterationSpace:
     dimension is ``G`` groups that pair with the kernel output feature groups and are
     concatenated along the output feature; a loop of extent ``G`` ties those three, the
     output batch dimension (batch within a group) stays whole.
+
+    A grouped conv whose window is pointwise (:func:`_pointwise_window`) keeps only its
+    batch loop: XLA's SPMD partitioner aborts the process (``free(): invalid pointer``,
+    jaxlib 0.10.2) on any sharding that splits the lhs feature dimension of such a conv,
+    plain ``jax.jit`` included; with a window of 2, a stride of 2 or padding it partitions.
     """
     lhs, kernel = _shapes(op.operands)
     (out,) = _shapes(op.results)
@@ -158,6 +163,10 @@ def convolution(op: ir.Operation) -> IterationSpace:
     lhs_dims: Dims = [None] * len(lhs)
     kernel_dims: Dims = [None] * len(kernel)
     out_dims: Dims = [None] * len(out)
+    if feature_groups > 1 and _pointwise_window(op, kernel, dn):
+        batch = nest.loop(lhs[dn.input_batch_dimension])
+        lhs_dims[dn.input_batch_dimension] = out_dims[dn.output_batch_dimension] = batch
+        return nest.space([lhs_dims, kernel_dims], [out_dims], heavy=True, flops=flops)
     if batch_groups > 1:
         group = nest.loop(batch_groups)
         lhs_dims[dn.input_batch_dimension] = group
@@ -177,6 +186,16 @@ def convolution(op: ir.Operation) -> IterationSpace:
         lhs_dims[dn.input_feature_dimension] = kernel_dims[dn.kernel_input_feature_dimension] = contracted
     reducer: Reducer | None = "sum" if feature_groups == 1 else None
     return nest.space([lhs_dims, kernel_dims], [out_dims], reducer=reducer, heavy=True, flops=flops)
+
+
+def _pointwise_window(op: ir.Operation, kernel: Sequence[int], dn: stablehlo.ConvDimensionNumbers) -> bool:
+    """Every spatial dimension of the conv's window is one element, stride 1, no padding
+    or dilation: the conv is a (grouped) matmul per pixel."""
+    rank = len(kernel) - 2
+    window = [kernel[d] for d in dn.kernel_spatial_dimensions]
+    ones = [1] * rank
+    return (window == ones and _i64s(op, "window_strides", ones) == ones and _padding(op, rank) == [(0, 0)] * rank
+            and _i64s(op, "lhs_dilation", ones) == ones and _i64s(op, "rhs_dilation", ones) == ones)
 
 
 def _windowed(op: ir.Operation, rank: int) -> set[int]:

@@ -37,6 +37,19 @@ func.func @depthwise_conv_channels(%x: tensor<1x16x16x64xf32>, %k: tensor<3x3x1x
 
 // -----
 
+// A pointwise (1x1, stride 1, unpadded) depthwise convolution splits the batch, not
+// the channel groups: XLA's partitioner aborts on a split of such a conv's groups.
+// CHECK-LABEL: func @pointwise_depthwise_conv_batch
+// CHECK-SAME: %arg0: tensor<8x4x4x64xf32> {mhlo.sharding = "{devices=[4,1,1,1]<=[4]}"}
+// CHECK-SAME: %arg1: tensor<1x1x1x64xf32> {mhlo.sharding = "{replicated}"}
+// CHECK: stablehlo.convolution(%arg0, %arg1) {{.*}}feature_group_count = 64 : i64, mhlo.sharding = "{devices=[4,1,1,1]<=[4]}"
+func.func @pointwise_depthwise_conv_batch(%x: tensor<8x4x4x64xf32>, %k: tensor<1x1x1x64xf32>) -> tensor<8x4x4x64xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1], reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 64 : i64} : (tensor<8x4x4x64xf32>, tensor<1x1x1x64xf32>) -> tensor<8x4x4x64xf32>
+  return %0 : tensor<8x4x4x64xf32>
+}
+
+// -----
+
 // One image through a wide strided convolution: the output features split (the
 // kernel's columns, as Megatron's first matmul) and the strided H, W stay whole.
 // CHECK-LABEL: func @strided_conv_out_features
