@@ -51,6 +51,9 @@ class ShardParallel:
       plan: a saved plan to reuse instead of searching: a :class:`SavedPlan`, a path to
         one, or a bare :class:`ShardingPlan` (which fixes the shardings of arguments and
         results; the ops in between are planned again).
+      resharding_costs: ``"xla"`` (the default here) prices every resharding the plan
+        picks as XLA's SPMD partitioner emits it, asked of XLA on the devices the plan
+        runs on; ``"model"`` uses Table 2's collectives alone (the pass's default).
       The other fields are the options of ``alpa-auto-sharding``, documented there.
     """
 
@@ -69,6 +72,7 @@ class ShardParallel:
     allow_recompute_heavy_op: bool = False
     allow_mixed_mesh_shape: bool = False
     keep_user_shardings: Literal["all", "io", "none"] = "all"
+    resharding_costs: Literal["model", "xla"] = "xla"
     solver: str = "HIGHS"
     solver_time_limit: float = 0.0
     plan: SavedPlan | ShardingPlan | None = field(default=None, hash=False)

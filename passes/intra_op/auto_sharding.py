@@ -25,8 +25,8 @@ from ..annotations import (
 )
 from ..registry import Diagnostics, Pass, register
 from . import ilp
-from .cost_graph import Graph, Node
-from .cost_model import resharding_collectives
+from .cost_graph import Graph, Node, ReshardingOracle
+from .cost_model import collective
 from .plan import OpPlan, ShardingPlan, ValuePlan
 from .strategies import StrategyOptions
 from .strategy import Strategy
@@ -38,6 +38,8 @@ REDUCE_SCATTER_BONUS = 1e-6
 # Ties in communication go to the algorithm that keeps fewer bytes per device (Alpa
 # penalises replicated algorithms the same way); small against any real collective.
 MEMORY_TIE_BREAK = 1e-12
+# Rounds of re-solving after XLA priced picked reshardings (resharding-costs=xla).
+MAX_REPRICING = 8
 
 
 @register
@@ -99,6 +101,10 @@ class AutoShardingPass(MeshOptions, Pass):
         default=False, metadata={"help": "let one loop take several mesh axes while others take the rest"})
     keep_user_shardings: Literal["all", "io", "none"] = field(
         default="all", metadata={"help": "pinned shardings that bind the plan: all, io (arguments and results), none"})
+    resharding_costs: Literal["model", "xla"] = field(default="model", metadata={
+        "help": "how reshardings are priced: model (Table 2's collectives) or xla (what XLA's SPMD partitioner "
+                "emits for each resharding the plan picks, asked of XLA on the local devices; the ILP is solved "
+                "again until every picked resharding is priced as XLA emits it)"})
     solver: str = field(default="HIGHS", metadata={"help": "CVXPY MILP solver"})
     solver_time_limit: float = field(default=0.0, metadata={"help": "seconds (0: no limit)"})
     report: str = field(default="", metadata={"help": "path of a JSON plan report"})
@@ -146,6 +152,7 @@ class AutoShardingPass(MeshOptions, Pass):
                 raise ValueError(f"option 'batch-args' names argument(s) {list(self.batch_args)} but @main has "
                                  f"{arguments} arguments")
             _check_state(func, self.state)
+            oracle = _xla_oracle(physical) if self.resharding_costs == "xla" else None
         except ValueError as error:
             diagnostics.error(module, str(error))
             return None
@@ -173,9 +180,7 @@ class AutoShardingPass(MeshOptions, Pass):
                 node.costs = node.costs - REDUCE_SCATTER_BONUS * np.array(
                     [any(c.kind == "reduce-scatter" for c in s.communication) for s in node.strategies])
         try:
-            solution = ilp.solve(graph.cost_graph(memory=self.memory_budget > 0),
-                                 memory_budget=self.memory_budget or None, solver=self.solver,
-                                 time_limit=self.solver_time_limit or None)
+            solution = self._solve(graph, oracle)
         except ilp.IlpError as error:
             diagnostics.error(func, f"auto-sharding: {error}")
             return None
@@ -185,6 +190,18 @@ class AutoShardingPass(MeshOptions, Pass):
         plan = _annotate(graph, solution, func, mesh, physical)
         set_module_mesh(module, physical)
         return plan
+
+    def _solve(self, graph: Graph, oracle: ReshardingOracle | None) -> ilp.Solution:
+        """Eq. 1's optimum; with resharding-costs=xla, solved again while XLA prices a
+        picked resharding differently than assumed (each round asks XLA about new pairs
+        only, so it ends; it stops after MAX_REPRICING rounds with the plan of the last)."""
+        for _ in range(MAX_REPRICING + 1):
+            solution = ilp.solve(graph.cost_graph(memory=self.memory_budget > 0),
+                                 memory_budget=self.memory_budget or None, solver=self.solver,
+                                 time_limit=self.solver_time_limit or None)
+            if oracle is None or not graph.measure_reshardings(solution.choices, oracle):
+                break
+        return solution
 
     def _mesh(self, module: ir.Operation) -> DeviceMesh:
         found = module_mesh(module, MeshOptions())
@@ -269,6 +286,20 @@ class AutoShardingPass(MeshOptions, Pass):
                 _restrict(node, lambda s: not _replicated(s), soft=True)
 
 
+def _xla_oracle(mesh: DeviceMesh) -> ReshardingOracle:
+    """Reshardings priced as XLA's SPMD partitioner emits them (lowering.reshard_probe);
+    a ValueError when there are too few devices to ask XLA."""
+    from ...lowering.reshard_probe import check_devices, probe_resharding  # compiles with XLA: only when asked
+
+    check_devices(mesh)
+
+    def oracle(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], itemsize: int) -> tuple:
+        return tuple(collective(c.kind, c.bytes * factor, c.mesh_axes or (), mesh, group=c.group_size)
+                     for c, factor in probe_resharding(src, dst, shape, itemsize, mesh))
+
+    return oracle
+
+
 def _check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:
     """Option 'state' names existing arguments and results of one type, each at most once."""
     function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
@@ -345,6 +376,9 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
     """Write the chosen shardings, make reshardings explicit, and build the plan."""
     chosen = [node.strategies[i] for node, i in zip(graph.nodes, solution.choices)]
     resharding: dict[int, list[tuple[int, object]]] = {}
+    # One resharding per (value, layout), shared by every user that needs that layout:
+    # XLA would merge the copies anyway, so the plan counts it once, where it is made.
+    made: dict[tuple[int, int, object], ir.Value | None] = {}
     for use in graph.uses:
         if use.kind == "alias":
             continue
@@ -353,11 +387,16 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
         need = use.needs(dst)[solution.choices[use.dst]]
         if given is None or need is None or given == need:
             continue
-        shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
-        collectives = resharding_collectives(given, need, shape, itemsize, mesh)
-        resharding.setdefault(use.dst, []).extend((use.operand, c) for c in collectives)
+        key = (use.src, use.result, need)
+        if key not in made:
+            shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
+            collectives = graph.resharding_collectives(given, need, shape, itemsize)
+            resharding.setdefault(use.dst, []).extend((use.operand, c) for c in collectives)
+            made[key] = None
         if use.user is not None:
-            _insert_resharding(use.user, use.operand, need.to_mhlo(mesh))
+            if made[key] is None:
+                made[key] = _insert_resharding(use.user.operands[use.operand], need.to_mhlo(mesh))
+            use.user.operands[use.operand] = made[key]
     ops: dict[ir.Operation, OpPlan] = {}
     values = {"argument": [], "result": []}
     for index, (node, strategy) in enumerate(zip(graph.nodes, chosen)):
@@ -376,8 +415,15 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
             ops[node.op] = entry
         else:
             values[node.kind].append((node, strategy.results[0], texts[0]))
+    returned = tuple(r for index, node in enumerate(graph.nodes) if node.kind == "result"
+                     for r in resharding.get(index, ()))
+    if returned:  # results the plan hands back in another layout than their producer's
+        ret = func.regions[0].blocks[0].operations[len(func.regions[0].blocks[0].operations) - 1]
+        ops[ret] = OpPlan(ret.name, str(ret.location), "return", (), resharding=returned)
     for op, entry in ops.items():
         texts = entry.results
+        if not texts:
+            continue
         op.attributes[MHLO_SHARDING] = string_attr(texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}")
     for kind, which in (("argument", "arg_attrs"), ("result", "res_attrs")):
         dicts = get_value_attrs(func, which)
@@ -397,14 +443,20 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
     )
 
 
-def _insert_resharding(user: ir.Operation, operand: int, text: str) -> None:
-    value = user.operands[operand]
-    with ir.InsertionPoint(user), user.location:
+def _insert_resharding(value: ir.Value, text: str) -> ir.Value:
+    """``value`` constrained to sharding ``text``, right where it is defined (so the copy
+    dominates every use)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        point, location = ir.InsertionPoint.at_block_begin(owner), owner.owner.location
+    else:
+        point, location = ir.InsertionPoint.after(owner), owner.location
+    with point, location:
         call = ir.Operation.create(
             "stablehlo.custom_call", results=[value.type], operands=[value],
             attributes={"call_target_name": string_attr(SHARDING_CUSTOM_CALL),
                         "backend_config": string_attr(""), MHLO_SHARDING: string_attr(text)})
-    user.operands[operand] = call.results[0]
+    return call.results[0]
 
 
 def _types(func: ir.Operation, which: str) -> list[str]:

@@ -23,6 +23,8 @@ not count as operands here).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,16 +32,19 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec
-from .cost_model import resharding_cost, tile_bytes
+from .cost_model import resharding_collectives, tile_bytes
 from .ilp import CostGraph, Edge, Follow
 from .rules import itemsize_of, iteration_space, shape_of
 from .strategies import StrategyOptions, enumerate_strategies
-from .strategy import IterationSpace, Strategy
+from .strategy import Collective, IterationSpace, Strategy
 
 CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if")
 TERMINATORS = ("func.return", "stablehlo.return")
 # Ops that produce any layout without communication (from nothing or a lower rank).
 FREE_PRODUCERS = ("stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim")
+
+# (src, dst, shape, itemsize) -> the collectives XLA emits for that resharding.
+ReshardingOracle = Callable[[ShardingSpec, ShardingSpec, tuple[int, ...], int], tuple[Collective, ...]]
 
 
 @dataclass
@@ -100,6 +105,7 @@ class Graph:
         self.last_use: dict[int, int] = {}
         self.no_rule: dict[str, ir.Operation] = {}
         self._costs: dict[tuple, float] = {}
+        self.measured: dict[tuple, tuple[Collective, ...]] = {}  # reshardings XLA was asked about
         self._strategies: dict[tuple, list[Strategy]] = {}
         self._matrices: dict[tuple, np.ndarray] = {}
         block = func.regions[0].blocks[0]
@@ -131,7 +137,7 @@ class Graph:
             op = op.operation
             if op.name == "func.return":
                 for number, value in enumerate(op.operands):
-                    self._add_result_sink(number, value)
+                    self._add_result_sink(number, value, op)
             elif op.name not in TERMINATORS:
                 self._add_op(op)
 
@@ -187,12 +193,12 @@ class Graph:
                 for number, value in enumerate(terminator.operands):
                     self._use(carries[number], value, "yield", 0, terminator, number)
 
-    def _add_result_sink(self, number: int, value: ir.Value) -> None:
+    def _add_result_sink(self, number: int, value: ir.Value, ret: ir.Operation) -> None:
         node = Node("result", f"result #{number}", [], index=number,
                     shapes=(shape_of(value),), itemsizes=(itemsize_of(value),))
         node.batch_loops = frozenset(self.batch_dims.get(value, ()))  # a value space's loops are its dims
         index = self._add(node, _value_space(shape_of(value), consumes=True), [value])
-        self._use(index, value, "operand", 0, None, 0)
+        self._use(index, value, "operand", 0, ret, number)
 
     def _use(self, dst: int, value: ir.Value, kind: str, slot: int, user: ir.Operation | None,
              operand: int) -> None:
@@ -260,8 +266,11 @@ class Graph:
                 continue
             leader_use = max(uses, key=lambda u: self.nodes[u.src].depth)
             leader = self.nodes[leader_use.src]
-            # A broadcast must not inherit the few layouts of a lower-rank operand.
-            if len(leader.shapes[leader_use.result] or ()) < rank:
+            # A broadcast must not inherit the few layouts of a smaller operand (lower rank,
+            # or size-1 dimensions it expands): its own layout decides what its users pay.
+            leader_shape = leader.shapes[leader_use.result] or ()
+            if len(leader_shape) < rank or math.prod(leader_shape) < max(
+                    math.prod(s) for s in node.shapes if s is not None):
                 continue
             needs = leader_use.needs(node)
             mapping = []
@@ -318,8 +327,39 @@ class Graph:
             return 0.0
         key = (src, dst, shape, itemsize)
         if key not in self._costs:
-            self._costs[key] = resharding_cost(src, dst, shape, itemsize, self.mesh)
+            self._costs[key] = sum(c.cost for c in self.resharding_collectives(src, dst, shape, itemsize))
         return self._costs[key]
+
+    def resharding_collectives(self, src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...],
+                               itemsize: int) -> tuple[Collective, ...]:
+        """What turning ``src`` into ``dst`` costs: XLA's answer where it was asked, else Table 2's."""
+        found = self.measured.get((src, dst, shape, itemsize))
+        if found is not None:
+            return found
+        return resharding_collectives(src, dst, shape, itemsize, self.mesh)
+
+    def measure_reshardings(self, choices: list[int], oracle: ReshardingOracle) -> int:
+        """Ask ``oracle`` about every resharding the algorithms ``choices`` need that it was not
+        asked about yet; return how many priced differently than assumed (their costs, and
+        every matrix built from them, are then rebuilt)."""
+        changed = 0
+        for use in self.uses:
+            if use.kind == "alias":
+                continue
+            src = self.nodes[use.src]
+            given = src.strategies[choices[use.src]].results[use.result]
+            need = use.needs(self.nodes[use.dst])[choices[use.dst]]
+            shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
+            key = (given, need, shape, itemsize)
+            if given is None or need is None or given == need or key in self.measured:
+                continue
+            before = self._cost(given, need, shape, itemsize)
+            self.measured[key] = oracle(given, need, shape, itemsize)
+            self._costs[key] = sum(c.cost for c in self.measured[key])
+            changed += not np.isclose(self._costs[key], before, rtol=1e-9, atol=0.0)
+        if changed:
+            self._matrices.clear()
+        return changed
 
     def memory(self, node: Node) -> np.ndarray:
         """Bytes per device each algorithm keeps for the node's results (sinks alias)."""

@@ -8,7 +8,9 @@ the volume is what each device sends in a ring implementation:
 - all-reduce of ``M`` bytes: ``2 (n-1)/n * M``;
 - all-gather producing ``M`` bytes: ``(n-1)/n * M``;
 - reduce-scatter of ``M`` bytes: ``(n-1)/n * M``;
-- all-to-all of ``M`` bytes: ``(n-1)/n * M`` (each device keeps ``1/n`` of its tile).
+- all-to-all of ``M`` bytes: ``(n-1)/n * M`` (each device keeps ``1/n`` of its tile);
+- collective permute of ``M`` bytes: ``M`` (each device sends its buffer once; XLA's
+  partitioner reshards with them).
 """
 
 from __future__ import annotations
@@ -19,21 +21,29 @@ from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec
 from .strategy import Collective, CollectiveKind
 
-_VOLUME = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0, "all-to-all": 1.0}
+_VOLUME = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0, "all-to-all": 1.0,
+           "collective-permute": 1.0}
 
 
 def group_size(mesh: DeviceMesh, axes: tuple[int, ...]) -> int:
     return math.prod(mesh.shape[a] for a in axes)
 
 
-def collective(kind: CollectiveKind, nbytes: float, axes: tuple[int, ...], mesh: DeviceMesh) -> Collective:
-    """The :class:`Collective` ``kind`` over ``axes`` on a per-device buffer of ``nbytes``."""
-    n = group_size(mesh, axes)
+def collective(kind: CollectiveKind, nbytes: float, axes: tuple[int, ...], mesh: DeviceMesh,
+               group: int | None = None) -> Collective:
+    """The :class:`Collective` ``kind`` over ``axes`` on a per-device buffer of ``nbytes``.
+
+    ``group``: the devices per group when XLA's groups span no set of mesh axes (then
+    ``axes`` is empty and the slowest axis prices the collective).
+    """
+    n = group_size(mesh, axes) if group is None else group
     if n == 1:
         return Collective(kind, axes, nbytes, 0.0)
-    alpha = max(mesh.alpha[a] for a in axes)
-    beta = max(mesh.beta[a] for a in axes)
-    return Collective(kind, axes, nbytes, alpha + beta * _VOLUME[kind] * (n - 1) / n * nbytes)
+    links = axes or tuple(range(mesh.ndim))
+    alpha = max(mesh.alpha[a] for a in links)
+    beta = max(mesh.beta[a] for a in links)
+    ring = 1.0 if kind == "collective-permute" else (n - 1) / n
+    return Collective(kind, axes, nbytes, alpha + beta * _VOLUME[kind] * ring * nbytes)
 
 
 def tile_bytes(spec: ShardingSpec, shape: tuple[int, ...], itemsize: int, mesh: DeviceMesh) -> float:
@@ -74,9 +84,3 @@ def resharding_collectives(src: ShardingSpec, dst: ShardingSpec, shape: tuple[in
         kept = ShardingSpec(tuple(tuple(a for a in axes if a not in gathered) for axes in src.dims))
         result.append(collective("all-gather", tile_bytes(kept, shape, itemsize, mesh), tuple(gathered), mesh))
     return tuple(result)
-
-
-def resharding_cost(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...],
-                    itemsize: int, mesh: DeviceMesh) -> float:
-    """``R_vu[i, j]`` of Eq. 1: the cost of :func:`resharding_collectives`."""
-    return sum(c.cost for c in resharding_collectives(src, dst, shape, itemsize, mesh))

@@ -15,7 +15,7 @@ from typing import Literal
 
 from ...dialect.sharding import ShardingSpec
 
-CollectiveKind = Literal["all-reduce", "all-gather", "reduce-scatter", "all-to-all"]
+CollectiveKind = Literal["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"]
 Reducer = Literal["sum", "max", "min", "and", "or", "mul"]
 
 

@@ -17,4 +17,4 @@
 // AUTO: mhlo.num_partitions = 8
 // AUTO: func.func public @main(%arg0: tensor<64x256xf32> {mhlo.sharding = "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}, %arg1: tensor<256x64xf32> {mhlo.sharding = "{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate}"}
 // AUTO: stablehlo.dot_general %arg2, %arg0{{.*}}mhlo.sharding = "{devices=[2,4]<=[8]}"
-// AUTO: stablehlo.dot_general %1, %arg1{{.*}}mhlo.sharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"
+// AUTO: stablehlo.dot_general %{{[0-9]+}}, %arg1{{.*}}mhlo.sharding = "{devices=[2,1,4]<=[8] last_tile_dim_replicate}"

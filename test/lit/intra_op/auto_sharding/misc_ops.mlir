@@ -23,9 +23,9 @@ func.func @concatenate_iota(%x: tensor<2x1024xf32>, %w: tensor<1024x4096xf32>, %
 // already split for the multiply that reads it.
 // CHECK-LABEL: func @pad_slice_constant
 // CHECK: %[[PAD_DOT:.*]] = stablehlo.dot_general {{.*}} {mhlo.sharding = "{devices=[1,4]<=[4]}"}
+// CHECK-NEXT: %[[PAD_GATHER:.*]] = stablehlo.custom_call @Sharding(%[[PAD_DOT]]) {{.*}}mhlo.sharding = "{replicated}"
 // CHECK: stablehlo.constant {mhlo.sharding = "{replicated}"} dense<0.000000e+00> : tensor<f32>
 // CHECK: stablehlo.pad %[[PAD_DOT]], {{.*}} {mhlo.sharding = "{devices=[1,4]<=[4]}"}
-// CHECK: %[[PAD_GATHER:.*]] = stablehlo.custom_call @Sharding(%[[PAD_DOT]]) {{.*}}mhlo.sharding = "{replicated}"
 // CHECK: stablehlo.slice %[[PAD_GATHER]] [0:2, 0:1024] {mhlo.sharding = "{replicated}"}
 // CHECK: stablehlo.constant {mhlo.sharding = "{devices=[1,4]<=[4]}"} dense<1.000000e+00> : tensor<2x4096xf32>
 // CHECK: stablehlo.multiply %[[PAD_DOT]], {{.*}} {mhlo.sharding = "{devices=[1,4]<=[4]}"}

@@ -80,8 +80,8 @@ func.func @layer_norm_batch(%x: tensor<8x1024xf32>, %g: tensor<1024xf32>, %b: te
 // first and the reduce runs replicated.
 // CHECK-LABEL: func @argmax_reduced_dim_whole
 // CHECK: %[[ARGMAX_DOT:.*]] = stablehlo.dot_general {{.*}} {mhlo.sharding = "{devices=[1,4]<=[4]}"}
+// CHECK-NEXT: %[[ARGMAX_GATHER:.*]] = stablehlo.custom_call @Sharding(%[[ARGMAX_DOT]]) {{.*}}mhlo.sharding = "{replicated}"
 // CHECK: stablehlo.iota dim = 1 {mhlo.sharding = "{replicated}"}
-// CHECK: %[[ARGMAX_GATHER:.*]] = stablehlo.custom_call @Sharding(%[[ARGMAX_DOT]]) {{.*}}mhlo.sharding = "{replicated}"
 // CHECK: stablehlo.reduce(%[[ARGMAX_GATHER]] init: {{.*}}), ({{.*}}) across dimensions = [1] {mhlo.sharding = "{{[{][{]}}replicated}, {replicated}}"}
 func.func @argmax_reduced_dim_whole(%x: tensor<2x1024xf32>, %w: tensor<1024x4096xf32>) -> (tensor<2xf32>, tensor<2xi32>) {
   %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<2x1024xf32>, tensor<1024x4096xf32>) -> tensor<2x4096xf32>
