@@ -109,12 +109,18 @@ def test_depthwise_conv_ties_lhs_feature_and_output_feature():
     assert space.reduction_loops == ()
 
 
-@pytest.mark.parametrize("strides,padding,loops", [((1, 1), "SAME", (2,)), ((1, 1), ((1, 0), (0, 0)), (2, 4)),
-                                                    ((2, 1), "VALID", (2, 4))])
-def test_pointwise_depthwise_conv_keeps_its_groups_whole(strides, padding, loops):
-    # XLA's partitioner aborts on a split of the groups of a 1x1, stride-1, unpadded
-    # grouped conv (random program seed 11023); padding or a stride lets it partition.
-    space = only(lowered(conv(NHWC, groups=4, strides=strides, padding=padding), X, jnp.ones((1, 1, 1, 8))),
+@pytest.mark.parametrize("window,strides,padding,loops", [
+    ((1, 1), (1, 1), "SAME", (2,)),  # 1x1: XLA reads it as a dot
+    ((8, 8), (1, 1), "VALID", (2,)),  # the whole image: a dot contracting H and W
+    ((8, 1), (3, 1), "VALID", (2,)),  # both at once (one window: any stride)
+    ((1, 1), (1, 1), ((1, 0), (0, 0)), (2, 4)),  # padded: a convolution
+    ((1, 1), (2, 1), "VALID", (2, 4)),  # strided: a convolution
+    ((2, 1), (1, 1), "VALID", (2, 4)),  # a true window: a convolution
+])
+def test_dot_like_grouped_conv_keeps_its_groups_whole(window, strides, padding, loops):
+    # XLA's partitioner aborts on a split of the groups of a grouped conv it reads as a
+    # dot (random programs, seeds 11023 and 11274); a true convolution partitions.
+    space = only(lowered(conv(NHWC, groups=4, strides=strides, padding=padding), X, jnp.ones(window + (1, 8))),
                  "stablehlo.convolution")
     assert space.loop_sizes == loops
     assert space.operands[0][0] == space.results[0][0] == 0

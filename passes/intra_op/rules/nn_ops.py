@@ -145,10 +145,11 @@ def convolution(op: ir.Operation) -> IterationSpace:
     concatenated along the output feature; a loop of extent ``G`` ties those three, the
     output batch dimension (batch within a group) stays whole.
 
-    A grouped conv whose window is pointwise (:func:`_pointwise_window`) keeps only its
-    batch loop: XLA's SPMD partitioner aborts the process (``free(): invalid pointer``,
-    jaxlib 0.10.2) on any sharding that splits the lhs feature dimension of such a conv,
-    plain ``jax.jit`` included; with a window of 2, a stride of 2 or padding it partitions.
+    A grouped conv that XLA partitions as a dot (:func:`_is_dot_like`: a 1x1 window, or
+    one that covers the whole image) keeps only its batch loop: XLA's SPMD partitioner
+    aborts the process (``free(): invalid pointer``, jaxlib 0.10.2) on any sharding that
+    splits the lhs feature dimension of such a conv, plain ``jax.jit`` included; a true
+    window (size 2 of 4, or size 1 with stride 2) partitions.
     """
     lhs, kernel = _shapes(op.operands)
     (out,) = _shapes(op.results)
@@ -163,7 +164,7 @@ def convolution(op: ir.Operation) -> IterationSpace:
     lhs_dims: Dims = [None] * len(lhs)
     kernel_dims: Dims = [None] * len(kernel)
     out_dims: Dims = [None] * len(out)
-    if feature_groups > 1 and _pointwise_window(op, kernel, dn):
+    if feature_groups > 1 and _is_dot_like(op, lhs, kernel, dn):
         batch = nest.loop(lhs[dn.input_batch_dimension])
         lhs_dims[dn.input_batch_dimension] = out_dims[dn.output_batch_dimension] = batch
         return nest.space([lhs_dims, kernel_dims], [out_dims], heavy=True, flops=flops)
@@ -188,14 +189,34 @@ def convolution(op: ir.Operation) -> IterationSpace:
     return nest.space([lhs_dims, kernel_dims], [out_dims], reducer=reducer, heavy=True, flops=flops)
 
 
-def _pointwise_window(op: ir.Operation, kernel: Sequence[int], dn: stablehlo.ConvDimensionNumbers) -> bool:
-    """Every spatial dimension of the conv's window is one element, stride 1, no padding
-    or dilation: the conv is a (grouped) matmul per pixel."""
-    rank = len(kernel) - 2
-    window = [kernel[d] for d in dn.kernel_spatial_dimensions]
+def _is_dot_like(op: ir.Operation, lhs: Sequence[int], kernel: Sequence[int],
+                 dn: stablehlo.ConvDimensionNumbers) -> bool:
+    """Whether XLA reads the conv as a dot: every spatial dimension is one of a dot's
+    (XLA's ``dot_as_convolution_util``). A window of one element (stride 1, unpadded) is
+    a free dimension; a window as large as the unpadded image a contracted one; a size-1
+    image with a reversed window padded by its size - 1 a kernel free one; a window as
+    large as the image and its base dilation (stride or window dilation size - 1) a batch one."""
+    rank = len(dn.input_spatial_dimensions)
     ones = [1] * rank
-    return (window == ones and _i64s(op, "window_strides", ones) == ones and _padding(op, rank) == [(0, 0)] * rank
-            and _i64s(op, "lhs_dilation", ones) == ones and _i64s(op, "rhs_dilation", ones) == ones)
+    strides, pads = _i64s(op, "window_strides", ones), _padding(op, rank)
+    bases, dilations = _i64s(op, "lhs_dilation", ones), _i64s(op, "rhs_dilation", ones)
+    reversed_ = (list(ir.DenseBoolArrayAttr(op.attributes["window_reversal"]))
+                 if "window_reversal" in op.attributes else [False] * rank)
+    for i in range(rank):
+        image, window = lhs[dn.input_spatial_dimensions[i]], kernel[dn.kernel_spatial_dimensions[i]]
+        stride, pad, base, dilation, reverse = strides[i], pads[i], bases[i], dilations[i], reversed_[i]
+        step = max(1, image - 1)
+        batch = (image == window == base and pad == (0, 0) and not reverse
+                 and ((stride == step and dilation == 1) or (dilation == step and stride == 1)))
+        batch |= (image == window and pad == (image - 1, image - 1) and reverse and dilation == 1
+                  and stride == image and base == image - 1)
+        contracted = image == window and base == dilation == 1 and pad == (0, 0) and not reverse
+        plain = stride == dilation == base == 1
+        free = plain and window == 1 and pad == (0, 0) and not reverse
+        kernel_free = plain and image == 1 and pad == (window - 1, window - 1) and reverse
+        if not (batch or contracted or free or kernel_free):
+            return False
+    return True
 
 
 def _windowed(op: ir.Operation, rank: int) -> set[int]:
