@@ -36,6 +36,7 @@ from ..dialect.jax_interop import spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingError, ShardingSpec
 from ..passes.export.clamp_dynamic_slice_starts import ClampDynamicSliceStartsPass
+from ..passes.export.reshape_degenerate_transposes import ReshapeDegenerateTransposesPass
 from ..passes.registry import Diagnostics
 from .hlo_collectives import HloCollective, parse_collectives
 
@@ -147,10 +148,12 @@ def read_signature(module: ir.Module) -> ModuleSignature:
 
 
 def _load(module: ir.Module | str) -> tuple[bytes, ModuleSignature]:
-    """Bytecode and signature of a module object (from any context) or its text, with
-    the start of every dynamic slice clamped explicitly (``alpa-clamp-dynamic-slice-starts``:
-    XLA's simplifier folds the partitioner's slices of a dynamic slice with the wrong
-    clamp). A module object is copied, not changed."""
+    """Bytecode and signature of a module object (from any context) or its text, after
+    two passes that keep XLA (jaxlib 0.10.2) from computing wrong values:
+    ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the partitioner's slices
+    of a dynamic slice with the wrong clamp) and ``alpa-reshape-degenerate-transposes``
+    (its import drops the sharding of such a transpose). A module object is copied, not
+    changed."""
     if isinstance(module, str):
         with make_context():
             try:
@@ -164,7 +167,8 @@ def _load(module: ir.Module | str) -> tuple[bytes, ModuleSignature]:
 
 def _xla_bytecode(module: ir.Operation) -> bytes:
     """``module`` (changed in place) as the bytecode XLA compiles."""
-    ClampDynamicSliceStartsPass().apply(module, Diagnostics([]))
+    for xla_workaround in (ClampDynamicSliceStartsPass(), ReshapeDegenerateTransposesPass()):
+        xla_workaround.apply(module, Diagnostics([]))
     output = io.BytesIO()
     module.write_bytecode(file=output)
     return output.getvalue()

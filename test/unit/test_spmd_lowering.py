@@ -184,6 +184,39 @@ def test_clamped_dynamic_slice_then_reshape_matches_jax(mesh_shape: tuple[int, .
     np.testing.assert_array_equal(np.asarray(step(a, 19)), np.asarray(jax.jit(f)(a, 19)))
 
 
+_R, _S = '{mhlo.sharding = "{replicated}"}', '{mhlo.sharding = "{devices=[1,4,2]<=[8] last_tile_dim_replicate}"}'
+_SCATTER_AFTER_TRANSPOSE = f"""
+module @m attributes {{mhlo.num_partitions = 8 : i32}} {{
+  func.func public @main(%x: tensor<12x1xf32> {_R}, %i: tensor<1x1xi32> {_R}, %u: tensor<1x1xf32> {_R})
+      -> (tensor<1x12xf32> {_S}, tensor<1x12xf32> {_S}) {{
+    %t = stablehlo.transpose %x, dims = [1, 0] {_R} : (tensor<12x1xf32>) -> tensor<1x12xf32>
+    %split = stablehlo.custom_call @Sharding(%t) {_S} : (tensor<1x12xf32>) -> tensor<1x12xf32>
+    %s = "stablehlo.scatter"(%t, %i, %u) <{{unique_indices = true, scatter_dimension_numbers =
+        #stablehlo.scatter<update_window_dims = [0], inserted_window_dims = [1], scatter_dims_to_operand_dims = [1],
+        index_vector_dim = 1>}}> ({{
+    ^bb0(%old: tensor<f32>, %new: tensor<f32>):
+      stablehlo.return %new : tensor<f32>
+    }}) {_R} : (tensor<1x12xf32>, tensor<1x1xi32>, tensor<1x1xf32>) -> tensor<1x12xf32>
+    %out = stablehlo.custom_call @Sharding(%s) {_S} : (tensor<1x12xf32>) -> tensor<1x12xf32>
+    return %split, %out : tensor<1x12xf32>, tensor<1x12xf32>
+  }}
+}}
+"""
+
+
+def test_replicated_transpose_into_a_scatter_keeps_its_sharding() -> None:
+    # Random program seed 11505: XLA's import turned the transpose into a reshape without
+    # its sharding, split it like its other user, partitioned the scatter per tile and
+    # folded the tiles' slices with a wrong clamp: 2, 6 and 9 read 5 (the scattered index).
+    x = np.arange(12, dtype=np.float32).reshape(12, 1)
+    split, out = MeshExecutable(compile_module(_SCATTER_AFTER_TRANSPOSE, DeviceMesh((2, 2, 2))))(
+        x, np.array([[5]], np.int32), np.array([[-8.0]], np.float32))
+    want = x.T.copy()
+    np.testing.assert_array_equal(np.asarray(split), want)
+    want[0, 5] = -8.0
+    np.testing.assert_array_equal(np.asarray(out), want)
+
+
 def test_permuted_device_order_falls_back_to_a_gspmd_sharding() -> None:
     text = ("module @m attributes {mhlo.num_partitions = 8 : i32} {\n  func.func public @main(%arg0: tensor<16x4xf32>"
             ' {mhlo.sharding = "{devices=[8,1]<=[8]}"}) -> (tensor<16x4xf32> {mhlo.sharding = '
