@@ -201,6 +201,18 @@ def test_dynamic_slice_and_update_slice():
     assert space == IterationSpace((8,), ((None, 0), (None, 0), (), ()), ((None, 0),))
 
 
+def test_clamped_dynamic_slice_then_reshape_splits_only_after_the_slice():
+    # Issue 11: reshape(dynamic_slice(a, (0, i), (3, 20)), (3, 2, 10)) with i = 19 came
+    # out wrong on a mesh. The rules are right: the sliced dimension has no loop, so the
+    # slice (clamped to start 4) is whole and only the reshape splits its (2, 10). The
+    # values went wrong in XLA, which folds the partitioner's slice of the slice with the
+    # wrong clamp; compile_module clamps the start explicitly (test_spmd_lowering).
+    fn = lambda a, i: jnp.reshape(jax.lax.dynamic_slice(a, (0, i), (3, 20)), (3, 2, 10))  # noqa: E731
+    args = jnp.ones((3, 24), F32), 19
+    assert _only(fn, *args, name="stablehlo.dynamic_slice") == IterationSpace((3,), ((0, None), (), ()), ((0, None),))
+    assert _only(fn, *args, name="stablehlo.reshape") == IterationSpace((3, 2), ((0, 1),), ((0, 1, None),))
+
+
 def test_iota_and_constant_have_result_loops_only():
     space = _only(lambda: jax.lax.broadcasted_iota(jnp.int32, (4, 8), 1), name="stablehlo.iota")
     assert space == IterationSpace((4, 8), (), ((0, 1),))
