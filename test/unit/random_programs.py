@@ -46,12 +46,14 @@ Env = dict[int, jax.Array]
 
 @dataclass(frozen=True)
 class Value:
-    """A value of the program: its type, a bound on ``|element|`` and whether it is exact."""
+    """A value of the program: its type, a bound on ``|element|``, whether it is exact and
+    whether it may hold NaNs (``take`` fills out-of-range floats with NaN)."""
 
     shape: tuple[int, ...]
     dtype: np.dtype
     bound: float
     exact: bool
+    nan: bool = False
 
     @property
     def rank(self) -> int:
@@ -189,29 +191,31 @@ class Builder:
     # ---------------------------------------------------------------- adding ops
 
     def op(self, text: str, operands: Sequence[int], run: Callable[[Env, bool], tuple[jax.Array, ...]],
-           bounds: Sequence[float], rounds: bool = False) -> tuple[int, ...]:
+           bounds: Sequence[float], rounds: bool = False, nan: bool = False) -> tuple[int, ...]:
         """Adds a step whose results have these bounds; their types come from tracing ``run``.
 
-        A float result is exact when its operands are, ``rounds`` is false and its bound fits the dtype.
+        A float result is exact when its operands are, ``rounds`` is false and its bound fits
+        the dtype; it may hold NaNs when an operand may or ``nan`` says so.
         """
         env = {i: jax.ShapeDtypeStruct(self.values[i].shape, self.values[i].dtype) for i in operands}
         avals = jax.eval_shape(lambda e: run(e, True), env)
         exact = all(self.values[i].exact for i in operands) and not rounds
+        nan = nan or any(self.values[i].nan for i in operands)
         outs = []
         for aval, bound in zip(avals, bounds, strict=True):
             if len(aval.shape) > MAX_RANK or math.prod(aval.shape) > MAX_ELEMENTS or 0 in aval.shape:
                 raise Rejected
             dtype = np.dtype(aval.dtype)
             fits = dtype == I32 or (exact and bound <= EXACT_LIMIT[dtype])
-            self.values.append(Value(tuple(aval.shape), dtype, float(bound), fits))
+            self.values.append(Value(tuple(aval.shape), dtype, float(bound), fits, nan and dtype != I32))
             outs.append(len(self.values) - 1)
         names = ", ".join(f"v{o}: {_type(self.values[o])}" for o in outs)
         self.steps.append(Step(f"{names} = {text}", tuple(operands), tuple(outs), run))
         return tuple(outs)
 
     def one(self, text: str, operands: Sequence[int], run: Callable[[Env, bool], jax.Array], bound: float,
-            rounds: bool = False) -> int:
-        return self.op(text, operands, lambda env, ref: (run(env, ref),), [bound], rounds)[0]
+            rounds: bool = False, nan: bool = False) -> int:
+        return self.op(text, operands, lambda env, ref: (run(env, ref),), [bound], rounds, nan)[0]
 
     def pin(self, x: int, prefer: Sequence[int] = ()) -> None:
         """A sharding constraint on ``x``: each mesh axis splits a dimension it divides, or
