@@ -75,7 +75,8 @@ class HloCollective:
 
     @property
     def group_size(self) -> int:
-        return len(self.replica_groups[0]) if self.replica_groups else 1
+        """Devices in the largest group (a permute's components can differ in size)."""
+        return max((len(g) for g in self.replica_groups), default=1)
 
 
 def dtype_bits(dtype: str) -> int:

@@ -2,7 +2,13 @@
 
 from . import pipelines  # noqa: F401
 from .export import clamp_dynamic_slice_starts, export_sdy, reshape_degenerate_transposes, strip_sharding  # noqa: F401
-from .imports import capture_while_invariants, import_sharding, lower_pipeline_markers, verify_sharding  # noqa: F401
+from .imports import (  # noqa: F401
+    capture_while_invariants,
+    fold_broadcasts,
+    import_sharding,
+    lower_pipeline_markers,
+    verify_sharding,
+)
 from .inter_op import layer_construction, stage_construction  # noqa: F401
 from .intra_op import auto_sharding  # noqa: F401
 from .reshard import cross_mesh_resharding  # noqa: F401

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from .annotations import MeshOptions
 from .export.export_sdy import ExportSdyPass
 from .imports.capture_while_invariants import CaptureWhileInvariantsPass
+from .imports.fold_broadcasts import FoldBroadcastsPass
 from .imports.import_sharding import ImportShardingPass
 from .imports.lower_pipeline_markers import LowerPipelineMarkersPass
 from .imports.verify_sharding import VerifyShardingPass
@@ -22,7 +23,9 @@ class ImportPipeline(MeshOptions, Pipeline):
     function; ``symbol-dce`` drops the callees left behind; pipeline markers
     (``mark_pipeline_boundary``, ``alpa_mlir.grad``) become ``alpa.segment`` and
     ``alpa.apply_grad`` attributes, since XLA cannot compile them; then the user's shardings
-    are imported into canonical ``mhlo.sharding`` form; loop-invariant ``while``
+    are imported into canonical ``mhlo.sharding`` form; chained broadcasts (a bias's
+    ``[n] -> [1, n] -> [B, n]``) fold into one, after the import so that a broadcast
+    the user pinned keeps its pin; loop-invariant ``while``
     operands become implicit captures, as XLA's conversion will make them (so the
     shardings the planner writes fit the loops XLA sees); last, every annotation is
     verified, so a bad one is reported before any planning starts.
@@ -33,7 +36,7 @@ class ImportPipeline(MeshOptions, Pipeline):
     def expand(self) -> list[Pass | str]:
         mesh = {"mesh_shape": self.mesh_shape, "mesh_axes": self.mesh_axes}
         return ["inline", "symbol-dce", LowerPipelineMarkersPass(), ImportShardingPass(**mesh),
-                CaptureWhileInvariantsPass(), VerifyShardingPass(**mesh)]
+                FoldBroadcastsPass(), CaptureWhileInvariantsPass(), VerifyShardingPass(**mesh)]
 
 
 @register

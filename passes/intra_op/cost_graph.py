@@ -23,7 +23,6 @@ not count as operands here).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -266,11 +265,8 @@ class Graph:
                 continue
             leader_use = max(uses, key=lambda u: self.nodes[u.src].depth)
             leader = self.nodes[leader_use.src]
-            # A broadcast must not inherit the few layouts of a smaller operand (lower rank,
-            # or size-1 dimensions it expands): its own layout decides what its users pay.
-            leader_shape = leader.shapes[leader_use.result] or ()
-            if len(leader_shape) < rank or math.prod(leader_shape) < max(
-                    math.prod(s) for s in node.shapes if s is not None):
+            # A broadcast must not inherit the few layouts of a lower-rank operand.
+            if len(leader.shapes[leader_use.result] or ()) < rank:
                 continue
             needs = leader_use.needs(node)
             mapping = []
