@@ -7,6 +7,7 @@ import pytest
 from alpa_mlir.passes import PipelineError, parse_pipeline
 from alpa_mlir.passes.export.strip_sharding import StripShardingPass
 from alpa_mlir.passes.imports.capture_while_invariants import CaptureWhileInvariantsPass
+from alpa_mlir.passes.imports.fold_broadcasts import FoldBroadcastsPass
 from alpa_mlir.passes.imports.import_sharding import ImportShardingPass
 from alpa_mlir.passes.imports.lower_pipeline_markers import LowerPipelineMarkersPass
 from alpa_mlir.passes.imports.verify_sharding import VerifyShardingPass
@@ -36,7 +37,7 @@ def test_upstream_elements_pass_through_in_order():
 def test_named_pipeline_expands_with_options():
     elements = parse_pipeline("alpa-import-pipeline{mesh-shape=8}")
     assert elements == ["inline", "symbol-dce", LowerPipelineMarkersPass(), ImportShardingPass(mesh_shape=(8,)),
-                        CaptureWhileInvariantsPass(),
+                        FoldBroadcastsPass(), CaptureWhileInvariantsPass(),
                         VerifyShardingPass(mesh_shape=(8,))]
 
 
