@@ -160,12 +160,12 @@ class ParallelizedFunction:
         batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
         dynamic = [i for i in range(len(args)) if i not in static]
         state = training_state(lowered, [dynamic.index(i) for i in batch if i in dynamic])
-        plan = plan_module(module, self.method, mesh, self._batch_leaves(signature, static, len(args)),
+        plan = plan_module(module, self.method, mesh, self._batch_leaves(signature, static, batch, len(args)),
                            self._name, pinned, state=state)
         return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated)
 
-    def _batch_leaves(self, signature: CallSignature, static: tuple[int, ...], count: int) -> tuple[int, ...]:
-        batch = normalize_argnums(self.batch_argnums, count, "batch_argnums")
+    def _batch_leaves(self, signature: CallSignature, static: tuple[int, ...], batch: tuple[int, ...],
+                      count: int) -> tuple[int, ...]:
         if set(batch) & set(static):
             raise ValueError(f"batch_argnums {sorted(set(batch) & set(static))} of {self._name} are static; "
                              "a batch argument must be an array")

@@ -379,16 +379,10 @@ def _annotate(graph: Graph, solution: ilp.Solution, func: ir.Operation, mesh: De
     # One resharding per (value, layout), shared by every user that needs that layout:
     # XLA would merge the copies anyway, so the plan counts it once, where it is made.
     made: dict[tuple[int, int, object], ir.Value | None] = {}
-    for use in graph.uses:
-        if use.kind == "alias":
-            continue
-        src, dst = graph.nodes[use.src], graph.nodes[use.dst]
-        given = chosen[use.src].results[use.result]
-        need = use.needs(dst)[solution.choices[use.dst]]
-        if given is None or need is None or given == need:
-            continue
+    for use, given, need in graph.chosen_reshardings(solution.choices):
         key = (use.src, use.result, need)
         if key not in made:
+            src = graph.nodes[use.src]
             shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
             collectives = graph.resharding_collectives(given, need, shape, itemsize)
             resharding.setdefault(use.dst, []).extend((use.operand, c) for c in collectives)

@@ -334,20 +334,27 @@ class Graph:
             return found
         return resharding_collectives(src, dst, shape, itemsize, self.mesh)
 
+    def chosen_reshardings(self, choices: list[int]):
+        """``(use, given, need)`` for every use whose value the algorithms ``choices`` lay
+        out differently than its consumer needs (the plan's reshardings)."""
+        for use in self.uses:
+            if use.kind == "alias":
+                continue
+            given = self.nodes[use.src].strategies[choices[use.src]].results[use.result]
+            need = use.needs(self.nodes[use.dst])[choices[use.dst]]
+            if given is not None and need is not None and given != need:
+                yield use, given, need
+
     def measure_reshardings(self, choices: list[int], oracle: ReshardingOracle) -> int:
         """Ask ``oracle`` about every resharding the algorithms ``choices`` need that it was not
         asked about yet; return how many priced differently than assumed (their costs, and
         every matrix built from them, are then rebuilt)."""
         changed = 0
-        for use in self.uses:
-            if use.kind == "alias":
-                continue
+        for use, given, need in self.chosen_reshardings(choices):
             src = self.nodes[use.src]
-            given = src.strategies[choices[use.src]].results[use.result]
-            need = use.needs(self.nodes[use.dst])[choices[use.dst]]
             shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
             key = (given, need, shape, itemsize)
-            if given is None or need is None or given == need or key in self.measured:
+            if key in self.measured:
                 continue
             before = self._cost(given, need, shape, itemsize)
             self.measured[key] = oracle(given, need, shape, itemsize)
