@@ -17,8 +17,11 @@ strategy or resharding pair. :func:`brute_force` is the exhaustive reference.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+import os
+import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -480,9 +483,23 @@ def _run_solver(make: Callable, solver: str, opts: dict, memory_budget: float | 
                    "raise time_limit or try another solver")
 
 
+@contextlib.contextmanager
+def _stdout_to_stderr():
+    """Native solvers print banners on file descriptor 1 (HiGHS: "Running HiGHS ..."),
+    whatever their verbosity; a tool's stdout must carry only its result."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _solve(problem: cp.Problem, solver: str, opts: dict) -> None:
     try:
-        with warnings.catch_warnings():  # "may be inaccurate" after a time limit: reported as status "feasible"
+        with _stdout_to_stderr(), warnings.catch_warnings():  # "may be inaccurate" after a time limit: "feasible"
             warnings.simplefilter("ignore", UserWarning)
             # The SciPy canonicalisation backend compiles these large, very sparse
             # constraints ~2x faster than CVXPY's default backend.
