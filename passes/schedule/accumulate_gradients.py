@@ -1,0 +1,417 @@
+"""``alpa-accumulate-gradients``: loop a step planned for one micro-batch over B; reduce gradients once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from jax._src.lib.mlir import ir
+from jax._src.lib.mlir.dialects import sdy
+
+from ...dialect.context import walk
+from ..annotations import SDY_SHARDING, find_main, get_value_attrs, sdy_mesh_name, sdy_meshes
+from ..imports.lower_pipeline_markers import APPLY_GRAD_ATTR, SEGMENT_ATTR
+from ..registry import Diagnostics, Pass, register
+
+# Ops whose result is linear in an operand that holds a partial sum, so a partial sum
+# passes through them unreduced. ``dot_general`` and ``multiply`` only when one operand
+# is partial, ``divide`` only in its dividend, ``reduce`` only when it sums.
+_LINEAR = frozenset(f"stablehlo.{name}" for name in (
+    "add", "subtract", "negate", "transpose", "reshape", "convert", "broadcast_in_dim", "slice",
+    "concatenate", "dot_general", "multiply", "divide", "reduce"))
+_ONE_PARTIAL_OPERAND = frozenset({"stablehlo.dot_general", "stablehlo.multiply"})
+
+
+@register
+@dataclass(frozen=True)
+class AccumulateGradientsPass(Pass):
+    """Run the gradient part of ``@main`` once per micro-batch and apply the mean once.
+
+    Expects ``@main`` of a training step traced on one micro-batch (the batch arguments'
+    leading dimension ``b``) whose gradients are marked by ``alpa_mlir.grad``
+    (``alpa-lower-pipeline-markers`` leaves ``alpa.apply_grad`` on the ops that read
+    them), with a Shardy sharding on its arguments and ops: it runs after
+    ``alpa-auto-sharding`` and ``alpa-export-sdy``, so the plan is the one made for a
+    micro-batch, as Alpa plans its accumulation program. The batch arguments become
+    ``B * b`` long. The ops that depend on them, apply-gradient ops aside, move into a
+    ``stablehlo.while`` over ``B`` micro-batches; what they hand to the apply part or
+    the results (the gradients, a loss) is summed into accumulators and divided by
+    ``B`` after the loop, so the gradient of a mean loss is the full batch's. Ops that
+    read no batch (the optimizer's ``0.9 * m``) run once, before the loop.
+
+    Micro-batch ``m`` holds examples ``m, m + B, m + 2B, ...``: the batch is viewed as
+    ``[b, B, ...]`` and sliced on the second dimension, so every device slices the rows
+    it holds and the loop moves no batch data. Any equal split gives the same mean.
+
+    **One gradient reduction per step.** Where a ``dot_general`` or a summing
+    ``reduce`` contracts the batch, split over mesh axes ``U`` (the axes of every batch
+    argument's first dimension), each device holds a partial sum over ``U``; left
+    alone, XLA reduces it there, inside the loop. The pass marks such partial sums, the
+    linear ops on the way to a gradient, and the accumulators ``unreduced={U}``, and
+    constrains each loop result to the same before the one constraint to the planned
+    sharding: devices add their own partial sums across micro-batches and XLA reduces
+    each accumulator once, after the loop (an all-reduce, or a reduce-scatter where the
+    plan shards the gradient over ``U``). Each mark is a ``sdy.sharding_constraint``
+    because XLA's Shardy import keeps the shardings of constraints and of function
+    arguments and results but not those on other ops; and Shardy carries ``unreduced``
+    into a loop result only from a constraint on that result.
+
+    Input (``B = 2``)::
+
+        func.func @main(%w: tensor<4x2xf32>, %x: tensor<8x4xf32> {sdy.sharding = <@mesh, [{"x"}, {}]>}) {
+          %g = stablehlo.dot_general %x, %dy, contracting_dims = [0] x [0]   // [{}, {}]
+          %u = stablehlo.subtract %w, %g {alpa.apply_grad}
+
+    Output::
+
+        func.func @main(%w: tensor<4x2xf32>, %x: tensor<16x4xf32> {...}) {
+          %r:2 = stablehlo.while(%i = %c0, %acc = %zero) ... do {
+            %g = stablehlo.dot_general %x_i, %dy ...
+            %gu = sdy.sharding_constraint %g <@mesh, [{}, {}], unreduced={"x"}>
+            %sum = stablehlo.add %acc, %gu
+            %su = sdy.sharding_constraint %sum <@mesh, [{}, {}], unreduced={"x"}>
+          }
+          %part = sdy.sharding_constraint %r#1 <@mesh, [{}, {}], unreduced={"x"}>
+          %total = sdy.sharding_constraint %part <@mesh, [{}, {}]>   // the one all-reduce
+          %mean = stablehlo.divide %total, %c2
+          %u = stablehlo.subtract %w, %mean {alpa.apply_grad}
+    """
+
+    name = "alpa-accumulate-gradients"
+
+    num_micro_batches: int = field(default=1, metadata={"help": "micro-batches B per step (1: leave @main as is)"})
+    batch_args: tuple[int, ...] = field(default=(), metadata={
+        "help": "arguments of @main whose leading dimension is the (micro-)batch"})
+
+    def __post_init__(self) -> None:
+        if self.num_micro_batches < 1:
+            raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
+
+    def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        if self.num_micro_batches == 1:
+            return
+        main = find_main(module)
+        try:
+            step = _Step(module, main, self.batch_args)
+        except _StepError as error:
+            diagnostics.error(error.where or main, f"gradient accumulation: {error}")
+            return
+        with main.location:
+            _build_loop(module, step, self.num_micro_batches)
+
+
+class _StepError(ValueError):
+    def __init__(self, message: str, where: ir.Operation | None = None) -> None:
+        super().__init__(message)
+        self.where = where
+
+
+class _Step:
+    """``@main`` split into the ops that run before the loop, in it, and after it (apply)."""
+
+    def __init__(self, module: ir.Operation, main: ir.Operation, batch_args: tuple[int, ...]) -> None:
+        self.main = main
+        block = main.regions[0].blocks[0]
+        ops = [op.operation for op in block.operations]
+        self.ret, ops = ops[-1], ops[:-1]
+        if not any(SEGMENT_ATTR in op.attributes for op in ops):
+            raise _StepError("the step marks no gradients; compute them with alpa_mlir.grad (or "
+                             "alpa_mlir.value_and_grad) instead of jax.grad, so that the compiler knows "
+                             "which part runs once per micro-batch and which applies the gradients", main)
+        bad = [i for i in batch_args if i >= len(block.arguments)]
+        if bad:
+            raise _StepError(f"batch arguments {bad} are out of range: @main has {len(block.arguments)}", main)
+        self.batch = [block.arguments[i] for i in batch_args
+                      if ir.RankedTensorType(block.arguments[i].type).rank > 0]
+        if not self.batch:
+            raise _StepError("no batch argument has a leading dimension to split into micro-batches", main)
+        arg_attrs = get_value_attrs(main, "arg_attrs")
+        named = [arg_attrs[v.arg_number][SDY_SHARDING] for v in self.batch if SDY_SHARDING in arg_attrs[v.arg_number]]
+        meshes = [sdy_mesh_name(named[0])] if named else list(sdy_meshes(module))
+        if len(meshes) != 1:
+            raise _StepError("the batch arguments have no Shardy sharding to read the mesh from; run "
+                             "alpa-export-sdy first", main)
+        self.mesh = meshes[0]
+        per_batch, applied = set(self.batch), set()
+        self.apply, self.loop, self.before = [], [], []
+        for op in ops:
+            inputs = _inputs(op)
+            # An op after the update (that reads an updated value) belongs to the apply part too.
+            if APPLY_GRAD_ATTR in op.attributes or any(v in applied for v in inputs):
+                self.apply.append(op)
+                applied.update(op.results)
+            elif any(v in per_batch for v in inputs):
+                self.loop.append(op)
+                per_batch.update(op.results)
+            else:
+                self.before.append(op)
+        looped = {r for op in self.loop for r in op.results}
+        later = [*self.apply, self.ret]
+        self.crossing = [v for v in _ordered(v for op in later for v in _inputs(op)) if v in looped]
+        batch = set(self.batch)
+        for op in later:
+            if any(v in batch for v in _inputs(op)):
+                raise _StepError("the apply-gradient part reads a batch argument itself; only values computed "
+                                 "from the batch before the gradients can be averaged over micro-batches", op)
+        for value in self.crossing:
+            if not isinstance(ir.RankedTensorType(value.type).element_type, ir.FloatType):
+                raise _StepError(f"a {value.type} computed from the batch reaches the apply-gradient part or "
+                                 "the results; only floating-point values can be averaged over micro-batches",
+                                 value.owner)
+
+    def sharding(self, value: ir.Value) -> ir.Attribute:
+        """The sharding ``value`` was planned with (replicated where it has none)."""
+        return _sharding(value, self.main, self.mesh)
+
+
+def _inputs(op: ir.Operation) -> list[ir.Value]:
+    """The operands of ``op`` and of the ops in its regions (values captured from outside included)."""
+    return [v for nested in walk(op) for v in nested.operands]
+
+
+def _ordered(values: Iterable[ir.Value]) -> list[ir.Value]:
+    seen: list[ir.Value] = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def _sharding(value: ir.Value, main: ir.Operation, mesh: str) -> ir.Attribute:
+    value = value.maybe_downcast()
+    if isinstance(value, ir.BlockArgument):
+        found = get_value_attrs(main, "arg_attrs")[value.arg_number].get(SDY_SHARDING)
+    elif value.owner.operation.name == "sdy.sharding_constraint":
+        found = value.owner.operation.attributes["sharding"]
+    elif SDY_SHARDING in value.owner.operation.attributes:
+        per_value = value.owner.operation.attributes[SDY_SHARDING]
+        found = sdy.TensorShardingPerValueAttr(per_value).shardings[value.result_number]
+    else:
+        found = None
+    return found or _tensor_sharding(mesh, [[]] * ir.RankedTensorType(value.type).rank)
+
+
+def _dim_axes(sharding: ir.Attribute) -> list[list[str]]:
+    return [[sdy.AxisRefAttr(a).name for a in sdy.DimensionShardingAttr(d).axes]
+            for d in sdy.TensorShardingAttr(sharding).dimension_shardings]
+
+
+def _tensor_sharding(mesh: str, dims: list[list[str]], unreduced: Iterable[str] = ()) -> ir.Attribute:
+    return sdy.TensorShardingAttr.get(
+        mesh, [sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(a) for a in axes], is_closed=True)
+               for axes in dims],
+        unreduced_axes=[sdy.AxisRefAttr.get(a) for a in unreduced])
+
+
+def _per_value(shardings: list[ir.Attribute]) -> ir.Attribute:
+    return sdy.TensorShardingPerValueAttr.get(shardings)
+
+
+def _partial_sums(step: _Step, axes: list[str]) -> set[ir.Value]:
+    """Values of the loop that are partial sums over ``axes`` on their way to a crossing value.
+
+    A ``dot_general`` whose operands carry all of ``axes`` on their contracting
+    dimensions (and on no other), or a summing ``reduce`` over such dimensions, starts
+    a partial sum; a linear op of a partial sum continues it. Kept: the partial sums
+    from which a crossing value is reached through partial sums alone.
+    """
+    wanted = set(axes)
+    partial: set[ir.Value] = set()
+    for op in step.loop:
+        kind = op.name
+        if len(op.results) != 1 or kind not in _LINEAR:
+            continue
+        operands = list(op.operands)
+        carries = [v in partial for v in operands]
+        starts = False
+        if kind == "stablehlo.dot_general" and not any(carries):
+            numbers = str(op.attributes["dot_dimension_numbers"])
+            starts = all(_contracts(_dim_axes(step.sharding(operand)), _contracting(numbers, side), wanted)
+                         for operand, side in zip(operands, ("lhs", "rhs")))
+        elif kind == "stablehlo.reduce" and _sums(op) and not carries[1]:
+            dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+            starts = _contracts(_dim_axes(step.sharding(operands[0])), dims, wanted)
+        if starts:
+            partial.add(op.result)
+            continue
+        if (not any(carries) or (kind in _ONE_PARTIAL_OPERAND and all(carries))
+                or (kind == "stablehlo.divide" and carries[1])
+                or (kind == "stablehlo.reduce" and (not _sums(op) or carries[1]))):
+            continue
+        partial.add(op.result)
+    reach = [v for v in step.crossing if v in partial]
+    kept: set[ir.Value] = set()
+    while reach:
+        value = reach.pop()
+        if value not in kept:
+            kept.add(value)
+            reach.extend(v for v in value.owner.operands if v in partial)
+    return kept
+
+
+def _contracting(numbers: str, side: str) -> list[int]:
+    """The contracting dimensions of one side of ``#stablehlo.dot<...>``."""
+    found = re.search(side + r"_contracting_dimensions = \[([\d, ]*)\]", numbers)
+    return [int(d) for d in found.group(1).split(",") if d.strip()] if found else []
+
+
+def _contracts(dims: list[list[str]], contracted: list[int], axes: set[str]) -> bool:
+    """Whether an operand sharded as ``dims`` carries all of ``axes`` on the ``contracted``
+    dimensions and none on the others: the op's local results are partial sums over ``axes``."""
+    on = {a for d in contracted for a in dims[d]}
+    off = {a for i, d in enumerate(dims) if i not in contracted for a in d}
+    return axes <= on and not axes & off
+
+
+def _sums(reduce_op: ir.Operation) -> bool:
+    """A one-operand ``reduce`` that adds, starting from zero (so it is linear)."""
+    if len(reduce_op.operands) != 2:
+        return False
+    body = [op.operation for op in reduce_op.regions[0].blocks[0].operations]
+    init = reduce_op.operands[1].owner
+    init = getattr(init, "operation", init)
+    return (len(body) == 2 and body[0].name == "stablehlo.add" and isinstance(init, ir.Operation)
+            and init.name == "stablehlo.constant" and _is_zero(init.attributes["value"]))
+
+
+def _is_zero(value: ir.Attribute) -> bool:
+    dense = ir.DenseElementsAttr(value)
+    if not dense.is_splat:
+        return False
+    splat = dense.get_splat_value()
+    return (ir.FloatAttr(splat).value if isinstance(splat, ir.FloatAttr) else ir.IntegerAttr(splat).value) == 0
+
+
+def _batch_axes(step: _Step, mesh_axes: list[str]) -> list[str]:
+    """The mesh axes every batch argument's leading dimension is split over, in mesh order."""
+    shared = set(_dim_axes(step.sharding(step.batch[0]))[0])
+    for value in step.batch[1:]:
+        shared &= set(_dim_axes(step.sharding(value))[0])
+    return [a for a in mesh_axes if a in shared]
+
+
+def _build_loop(module: ir.Operation, step: _Step, count: int) -> None:
+    main = step.main
+    mesh = step.mesh
+    axes = _batch_axes(step, [sdy.MeshAxisAttr(a).name for a in sdy.MeshAttr(sdy_meshes(module)[mesh]).axes])
+    partial = _partial_sums(step, axes) if axes else set()
+    planned = {v: step.sharding(v) for v in step.crossing}
+
+    def unreduced(sharding: ir.Attribute) -> ir.Attribute:
+        return _tensor_sharding(mesh, [[a for a in d if a not in axes] for d in _dim_axes(sharding)], axes)
+
+    block = main.regions[0].blocks[0]
+    for value in step.batch:
+        shape = ir.RankedTensorType(value.type)
+        value.set_type(ir.RankedTensorType.get([shape.shape[0] * count, *shape.shape[1:]], shape.element_type))
+    results = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results
+    main.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([a.type for a in block.arguments], results))
+
+    anchor = step.apply[0] if step.apply else step.ret
+    for op in step.before:
+        if not op.is_before_in_block(anchor):
+            op.move_before(anchor)
+    counter_type = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
+    replicated = _tensor_sharding(mesh, [])
+    accumulated = [unreduced(planned[v]) if v in partial else planned[v] for v in step.crossing]
+    with ir.InsertionPoint(anchor):
+        zero = _constant(counter_type, 0, replicated)
+        initial = [_constraint(_constant(v.type, 0.0, _tensor_sharding(mesh, [[]] * ir.RankedTensorType(v.type).rank)),
+                               sharding) for v, sharding in zip(step.crossing, accumulated)]
+        loop = ir.Operation.create(
+            "stablehlo.while", results=[counter_type, *(v.type for v in step.crossing)], operands=[zero, *initial],
+            attributes={SDY_SHARDING: _per_value([replicated, *accumulated])}, regions=2)
+    types = [counter_type, *(v.type for v in step.crossing)]
+    cond = loop.regions[0].blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        less = ir.Operation.create(
+            "stablehlo.compare", results=[ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))],
+            operands=[cond.arguments[0], _constant(counter_type, count, replicated)],
+            attributes={"comparison_direction": ir.Attribute.parse("#stablehlo<comparison_direction LT>"),
+                        SDY_SHARDING: _per_value([replicated])})
+        ir.Operation.create("stablehlo.return", operands=[less.result])
+    body = loop.regions[1].blocks.append(*types)
+    with ir.InsertionPoint(body):
+        terminator = ir.Operation.create("stablehlo.return", operands=[])
+    for op in step.loop:
+        op.move_before(terminator)
+    with ir.InsertionPoint.at_block_begin(body):
+        for value in step.batch:
+            micro, view = _micro_batch(value, body.arguments[0], count, mesh, _dim_axes(step.sharding(value)))
+            value.replace_all_uses_except(micro, view)
+    with ir.InsertionPoint(terminator):
+        sums = [_binary("stablehlo.add", acc, value, sharding)
+                for acc, value, sharding in zip(body.arguments[1:], step.crossing, accumulated)]
+        sums = [_constraint(total, sharding) if value in partial else total
+                for total, value, sharding in zip(sums, step.crossing, accumulated)]
+        next_counter = _binary("stablehlo.add", body.arguments[0], _constant(counter_type, 1, replicated), replicated)
+        ir.Operation.create("stablehlo.return", operands=[next_counter, *sums])
+    terminator.erase()
+    with ir.InsertionPoint(anchor):
+        for value, total, sharding in zip(step.crossing, list(loop.results)[1:], accumulated):
+            if value in partial:  # unreduced on the loop result, then the one reduction
+                total = _constraint(_constraint(total, sharding), planned[value])
+            mean = _binary("stablehlo.divide", total, _constant(value.type, float(count), planned[value]),
+                           planned[value])
+            for op in [*step.apply, step.ret]:
+                for nested in walk(op):
+                    nested.replace_uses_of_with(value, mean)
+    _mark_unreduced(step, partial, unreduced)
+
+
+def _mark_unreduced(step: _Step, partial: set[ir.Value], unreduced) -> None:
+    """Give every partial sum its unreduced sharding, on the op and in a constraint after it."""
+    for op in step.loop:
+        if not any(r in partial for r in op.results):
+            continue
+        shardings = [unreduced(s) if r in partial else s
+                     for r, s in zip(op.results, sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)]
+        op.attributes[SDY_SHARDING] = _per_value(shardings)
+        for result, sharding in zip(op.results, shardings):
+            if result in partial:
+                with ir.InsertionPoint.after(op):
+                    marked = _constraint(result, sharding)
+                result.replace_all_uses_except(marked, marked.owner.operation)
+
+
+def _constant(value_type: ir.Type, number: float, sharding: ir.Attribute) -> ir.Value:
+    tensor = ir.RankedTensorType(value_type)
+    element = tensor.element_type
+    scalar = (ir.FloatAttr.get(element, number) if isinstance(element, ir.FloatType)
+              else ir.IntegerAttr.get(element, int(number)))
+    return ir.Operation.create("stablehlo.constant", results=[value_type], attributes={
+        "value": ir.DenseElementsAttr.get_splat(tensor, scalar), SDY_SHARDING: _per_value([sharding])}).result
+
+
+def _constraint(value: ir.Value, sharding: ir.Attribute) -> ir.Value:
+    return ir.Operation.create("sdy.sharding_constraint", results=[value.type], operands=[value],
+                               attributes={"sharding": sharding}).result
+
+
+def _binary(kind: str, lhs: ir.Value, rhs: ir.Value, sharding: ir.Attribute) -> ir.Value:
+    return ir.Operation.create(kind, results=[lhs.type], operands=[lhs, rhs],
+                               attributes={SDY_SHARDING: _per_value([sharding])}).result
+
+
+def _micro_batch(value: ir.Value, index: ir.Value, count: int, mesh: str,
+                 dims: list[list[str]]) -> tuple[ir.Value, ir.Operation]:
+    """Micro-batch ``index`` of ``value`` (``[B * b, ...]``), rows ``index, index + B, ...``;
+    and the op that reads ``value``."""
+    tensor = ir.RankedTensorType(value.type)
+    rows, rest, element = tensor.shape[0] // count, list(tensor.shape[1:]), tensor.element_type
+    strided = _per_value([_tensor_sharding(mesh, [dims[0], [], *dims[1:]])])
+    view = ir.Operation.create(
+        "stablehlo.reshape", results=[ir.RankedTensorType.get([rows, count, *rest], element)], operands=[value],
+        attributes={SDY_SHARDING: strided})
+    zero = _constant(ir.RankedTensorType.get([], ir.RankedTensorType(index.type).element_type), 0,
+                     _tensor_sharding(mesh, []))
+    sliced = ir.Operation.create(
+        "stablehlo.dynamic_slice", results=[ir.RankedTensorType.get([rows, 1, *rest], element)],
+        operands=[view.result, zero, index, *([zero] * len(rest))],
+        attributes={"slice_sizes": ir.DenseI64ArrayAttr.get([rows, 1, *rest]), SDY_SHARDING: strided}).result
+    micro = ir.Operation.create(
+        "stablehlo.reshape", results=[ir.RankedTensorType.get([rows, *rest], element)], operands=[sliced],
+        attributes={SDY_SHARDING: _per_value([_tensor_sharding(mesh, dims)])}).result
+    return micro, view
