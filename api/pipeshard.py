@@ -63,7 +63,7 @@ from .passes.schedule.pipeline_schedule import PipelineSchedulePass
 from .pipeline import AutoShardingError, diagnostics_text, module_text, parse_lowered
 from .runtime import distributed
 from .runtime.pipeshard import PipeshardExecutable, PipeshardStepError  # noqa: F401 (API)
-from .signature import CallSignature, call_signature, leaves_of, normalize_argnums
+from .signature import CallSignature, call_signature, leaves_of, micro_batch_args, normalize_argnums
 
 # How long processes wait for process 0's plan (the search can take a while at scale).
 PLAN_TIMEOUT_S = 3600.0
@@ -263,7 +263,7 @@ class PipeshardFunction:
         method = self.method
         batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
         batch_leaves = leaves_of(signature, batch_positions)
-        micro = _micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
+        micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
         lowered = self._jitted.lower(*micro, **kwargs)
         module = parse_lowered(lowered)
         hosts, per_host = method.cluster()
@@ -329,24 +329,6 @@ def _publish_or_fetch(key: str, payload: str) -> str:
         if "already published" not in str(error):
             raise
         return distributed.fetch(key, PLAN_TIMEOUT_S)
-
-
-def _micro_batch_args(args: tuple[Any, ...], static: tuple[int, ...], batch: tuple[int, ...], micro_batches: int,
-                      function: str) -> list[Any]:
-    """The call's arguments as abstract values, the batch arguments cut to one micro-batch."""
-    def abstract(position: int, path: Any, leaf: Any) -> jax.ShapeDtypeStruct:
-        aval = jax.typeof(leaf)
-        shape = tuple(aval.shape)
-        if position in batch:
-            if not shape or shape[0] % micro_batches:
-                raise ValueError(f"batch argument args[{position}]{jax.tree_util.keystr(path)} of {function} has "
-                                 f"shape {list(shape)}, whose leading dimension does not divide into "
-                                 f"num_micro_batches={micro_batches}")
-            shape = (shape[0] // micro_batches, *shape[1:])
-        return jax.ShapeDtypeStruct(shape, aval.dtype, weak_type=getattr(aval, "weak_type", False))
-
-    return [arg if i in static else
-            jax.tree_util.tree_map_with_path(functools.partial(abstract, i), arg) for i, arg in enumerate(args)]
 
 
 def to_host(tree: Any) -> Any:

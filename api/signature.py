@@ -8,6 +8,7 @@ cache key agree with the lowered module.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -143,3 +144,21 @@ def training_state(lowered: jax.stages.Lowered, skip: Sequence[int] = ()) -> tup
             pairs.extend((offsets[position] + i, result_offset[k] + i) for i in range(len(leaves)))
             break
     return tuple(pairs)
+
+
+def micro_batch_args(args: tuple[Any, ...], static: tuple[int, ...], batch: tuple[int, ...], micro_batches: int,
+                     function: str) -> list[Any]:
+    """The call's arguments as abstract values, the batch arguments cut to one micro-batch."""
+    def abstract(position: int, path: Any, leaf: Any) -> jax.ShapeDtypeStruct:
+        aval = jax.typeof(leaf)
+        shape = tuple(aval.shape)
+        if position in batch:
+            if not shape or shape[0] % micro_batches:
+                raise ValueError(f"batch argument args[{position}]{jax.tree_util.keystr(path)} of {function} has "
+                                 f"shape {list(shape)}, whose leading dimension does not divide into "
+                                 f"num_micro_batches={micro_batches}")
+            shape = (shape[0] // micro_batches, *shape[1:])
+        return jax.ShapeDtypeStruct(shape, aval.dtype, weak_type=getattr(aval, "weak_type", False))
+
+    return [arg if i in static else
+            jax.tree_util.tree_map_with_path(functools.partial(abstract, i), arg) for i, arg in enumerate(args)]
