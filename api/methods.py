@@ -54,6 +54,12 @@ class ShardParallel:
       resharding_costs: ``"xla"`` (the default here) prices every resharding the plan
         picks as XLA's SPMD partitioner emits it, asked of XLA on the devices the plan
         runs on; ``"model"`` uses Table 2's collectives alone (the pass's default).
+      allow_mixed_mesh_shape: let one tensor dimension be split over several mesh axes
+        (XLA's option of that name). On by default here, off in the pass and in Alpa:
+        without it a 2-D mesh cannot run plain data parallelism (the batch over all
+        devices), and Alpa's own benchmarks turn it on.
+      force_zero_stage_3: Alpa's name for :class:`Zero3Parallel`'s settings
+        (force_data_parallel, zero_stage=3, prefer_reduce_scatter).
       The other fields are the options of ``alpa-auto-sharding``, documented there.
     """
 
@@ -70,7 +76,11 @@ class ShardParallel:
     force_data_parallel: bool = False
     force_batch_dim_to_mesh_dim: int = -1
     allow_recompute_heavy_op: bool = False
-    allow_mixed_mesh_shape: bool = False
+    allow_mixed_mesh_shape: bool = True
+    allow_all_gather: bool = True
+    allow_all_to_all: bool = True
+    allow_replicated_parameters: bool = True
+    force_zero_stage_3: bool = False
     keep_user_shardings: Literal["all", "io", "none"] = "all"
     resharding_costs: Literal["model", "xla"] = "xla"
     solver: str = "HIGHS"
@@ -96,6 +106,12 @@ class ShardParallel:
             self._set("mesh_shape", _checked(self, "mesh_shape", self.mesh_shape, tuple[int, ...]))
         self._set("batch_argnums", _checked(self, "batch_argnums", self.batch_argnums, tuple[int, ...]))
         self._set("steady_state", _checked(self, "steady_state", self.steady_state, bool))
+        if _checked(self, "force_zero_stage_3", self.force_zero_stage_3, bool):
+            if self.zero_stage not in (0, 3):
+                raise ValueError(f"{type(self).__name__}: option 'force_zero_stage_3' contradicts "
+                                 f"zero_stage={self.zero_stage}")
+            for name, value in (("force_data_parallel", True), ("zero_stage", 3), ("prefer_reduce_scatter", True)):
+                self._set(name, value)
         if self.devices is not None:
             self._set("devices", tuple(self.devices))
             if not self.devices:

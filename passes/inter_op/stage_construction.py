@@ -407,8 +407,7 @@ class StageConstructionPass(Pass):
         return latency, params, params_whole, saved
 
     def _plan(self, module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
-        planner = AutoShardingPass(mesh_shape=mesh.shape, mesh_alpha=mesh.alpha, mesh_beta=mesh.beta)
-        return planner.plan_module(module.operation, diagnostics)
+        return _stage_planner(mesh.shape, mesh.alpha, mesh.beta).plan_module(module.operation, diagnostics)
 
     def _annotate_stage(self, main: ir.Operation, indices: list[int], mesh: DeviceMesh,
                         diagnostics: Diagnostics) -> list[tuple[ir.Value, ir.Attribute]] | None:
@@ -463,13 +462,18 @@ class _Progress:
 COPY_ATTR = "alpa.copy"  # on the ops of an extracted stage: their position, to find them after planning
 
 
+def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...]) -> AutoShardingPass:
+    """The intra-op pass a stage is planned with; a batch dimension may take every axis of
+    its submesh (S^{01}: data parallelism within a stage on a 2-D submesh)."""
+    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_mixed_mesh_shape=True)
+
+
 def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],
                    beta: tuple[float, ...]) -> tuple[str, dict] | None:
     """In a worker process: plan a stage module; its annotated text and plan, or None on failure."""
     with make_context():
         module = ir.Module.parse(text)
-        plan = AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta).plan_module(
-            module.operation, Diagnostics([]))
+        plan = _stage_planner(shape, alpha, beta).plan_module(module.operation, Diagnostics([]))
         return None if plan is None else (str(module), plan.to_json())
 
 

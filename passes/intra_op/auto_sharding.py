@@ -97,8 +97,14 @@ class AutoShardingPass(MeshOptions, Pass):
                 "out, so the next step takes the state as this one returns it"})
     allow_recompute_heavy_op: bool = field(
         default=False, metadata={"help": "let matmuls and convolutions replicate their work"})
-    allow_mixed_mesh_shape: bool = field(
-        default=False, metadata={"help": "let one loop take several mesh axes while others take the rest"})
+    allow_mixed_mesh_shape: bool = field(default=False, metadata={
+        "help": "let one tensor dimension be split over several mesh axes (S^{01}: 1-D strategies on a 2-D "
+                "mesh, as XLA's option of that name); off, each dimension takes at most one axis"})
+    allow_all_gather: bool = field(default=True, metadata={"help": "allow reshardings that all-gather"})
+    allow_all_to_all: bool = field(default=True, metadata={"help": "allow reshardings that all-to-all"})
+    allow_replicated_parameters: bool = field(default=True, metadata={
+        "help": "let arguments other than batch-args come in replicated (off: each is split where its shape "
+                "allows)"})
     keep_user_shardings: Literal["all", "io", "none"] = field(
         default="all", metadata={"help": "pinned shardings that bind the plan: all, io (arguments and results), none"})
     resharding_costs: Literal["model", "xla"] = field(default="model", metadata={
@@ -157,10 +163,13 @@ class AutoShardingPass(MeshOptions, Pass):
             diagnostics.error(module, str(error))
             return None
         mesh = DeviceMesh(physical.shape, axis_names=physical.axis_names, alpha=physical.alpha, beta=physical.beta)
+        forbidden = frozenset(kind for kind, allowed in (("all-gather", self.allow_all_gather),
+                                                         ("all-to-all", self.allow_all_to_all)) if not allowed)
         graph = Graph(func, mesh, StrategyOptions(
-            allow_mixed_mesh_shape=self.allow_mixed_mesh_shape,
+            # force-data-parallel splits the batch over all axes: S^{01} on a 2-D mesh.
+            allow_mixed_mesh_shape=self.allow_mixed_mesh_shape or self.force_data_parallel,
             allow_recompute_heavy_op=self.allow_recompute_heavy_op,
-            reduce_scatter=self.prefer_reduce_scatter), self.batch_args)
+            reduce_scatter=self.prefer_reduce_scatter), self.batch_args, forbidden)
         for name, op in sorted(graph.no_rule.items()):
             diagnostics.warning(op, f"no sharding rule for '{name}'; it runs replicated")
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
@@ -176,13 +185,22 @@ class AutoShardingPass(MeshOptions, Pass):
         for node in graph.nodes:
             node.costs = node.costs + MEMORY_TIE_BREAK * graph.memory(node)
         if self.prefer_reduce_scatter:
+            # Sec. 4.2's rewrite turns an all-reduce into a reduce-scatter and, where the
+            # value is needed whole, an all-gather: the same bytes, one collective latency
+            # more. Preferring it (ZeRO-2: gradients and optimizer state sharded, whatever
+            # the optimizer) credits that latency back, so the bytes decide and ties go
+            # to the reduce-scatter.
             for node in graph.nodes:
-                node.costs = node.costs - REDUCE_SCATTER_BONUS * np.array(
-                    [any(c.kind == "reduce-scatter" for c in s.communication) for s in node.strategies])
+                node.costs = node.costs - np.array([sum(
+                    max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS
+                    for c in s.communication if c.kind == "reduce-scatter") for s in node.strategies])
         try:
             solution = self._solve(graph, oracle)
         except ilp.IlpError as error:
-            diagnostics.error(func, f"auto-sharding: {error}")
+            hint = ""
+            if forbidden and isinstance(error, ilp.InfeasibleError):
+                hint = ", or turn on option " + " or ".join(f"'allow-{kind}'" for kind in sorted(forbidden))
+            diagnostics.error(func, f"auto-sharding: {error}{hint}")
             return None
         if not solution.optimal:
             diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit "
@@ -260,14 +278,17 @@ class AutoShardingPass(MeshOptions, Pass):
         return ok
 
     def _force(self, graph: Graph, mesh: DeviceMesh) -> None:
-        """Batch arguments split on the batch dimension; force-batch-dim-to-mesh-dim and
-        force-data-parallel (with its ZeRO stages)."""
+        """Batch arguments split on the batch dimension, other arguments split unless
+        allow-replicated-parameters; force-batch-dim-to-mesh-dim and force-data-parallel
+        (with its ZeRO stages)."""
         axes = tuple(a for a in range(mesh.ndim) if mesh.shape[a] > 1)
         parameters = _parameters(graph) if self.force_data_parallel else set()
         for index, node in enumerate(graph.nodes):
             batch = _batch_loops(node, self.batch_args)
             if node.kind == "argument" and batch:  # a batch arrives split, as a data loader feeds it
                 _restrict(node, lambda s: bool(s.results[0].dims[0]), soft=True)
+            elif node.kind == "argument" and not self.allow_replicated_parameters:
+                _restrict(node, lambda s: not _replicated(s), soft=True)
             if self.force_batch_dim_to_mesh_dim >= 0 and batch:
                 axis = self.force_batch_dim_to_mesh_dim
                 _restrict(node, lambda s, b=batch, a=axis: any(a in s.loop_axes[loop] for loop in b), soft=True)
@@ -324,11 +345,12 @@ def _replicated(strategy: Strategy) -> bool:
 def _restrict(node: Node, allowed, pinned: list | None = None, soft: bool = False) -> None:
     """Forbid (inf cost) every algorithm of ``node`` that ``allowed`` rejects. A pin the
     op has no algorithm for gets one: replicated operands, results sliced to the pin.
-    ``soft``: leave the node alone when nothing would be allowed."""
+    ``soft``: leave the node alone when nothing still allowed (a pin, an earlier
+    restriction) would be."""
     mask = np.array([bool(allowed(s)) for s in node.strategies])
+    if soft and not (mask & np.isfinite(node.costs)).any():
+        return
     if not mask.any():
-        if soft:
-            return
         node.strategies.append(Strategy(
             "pinned", tuple(() for _ in node.space.loop_sizes),
             tuple(None if s is None else ShardingSpec.replicated(s.rank) for s in

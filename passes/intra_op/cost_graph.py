@@ -94,9 +94,10 @@ class Graph:
     """The cost graph of one function on a mesh; see the module docstring."""
 
     def __init__(self, func: ir.Operation, mesh: DeviceMesh, options: StrategyOptions,
-                 batch_args: tuple[int, ...] = ()):
+                 batch_args: tuple[int, ...] = (), forbidden: frozenset[str] = frozenset()):
         self.mesh = mesh
         self.options = options
+        self.forbidden = forbidden  # collective kinds no resharding may use (allow-all-gather=false, ...)
         self.nodes: list[Node] = []
         self.uses: list[Use] = []
         self.source: dict[ir.Value, tuple[int, int]] = {}
@@ -323,8 +324,14 @@ class Graph:
             return 0.0
         key = (src, dst, shape, itemsize)
         if key not in self._costs:
-            self._costs[key] = sum(c.cost for c in self.resharding_collectives(src, dst, shape, itemsize))
+            self._costs[key] = self._price(self.resharding_collectives(src, dst, shape, itemsize))
         return self._costs[key]
+
+    def _price(self, collectives: tuple[Collective, ...]) -> float:
+        """A resharding's cost: its collectives' sum, inf if it needs a forbidden kind."""
+        if any(c.kind in self.forbidden for c in collectives):
+            return np.inf
+        return sum(c.cost for c in collectives)
 
     def resharding_collectives(self, src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...],
                                itemsize: int) -> tuple[Collective, ...]:
@@ -358,7 +365,7 @@ class Graph:
                 continue
             before = self._cost(given, need, shape, itemsize)
             self.measured[key] = oracle(given, need, shape, itemsize)
-            self._costs[key] = sum(c.cost for c in self.measured[key])
+            self._costs[key] = self._price(self.measured[key])
             changed += not np.isclose(self._costs[key], before, rtol=1e-9, atol=0.0)
         if changed:
             self._matrices.clear()

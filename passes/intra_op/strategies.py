@@ -20,9 +20,11 @@ variants are off by default; enable them when compiling for GPU.
 Which mappings are enumerated:
 
 - each mesh axis of size > 1 splits at most one loop, or none;
-- by default a loop gets at most one axis, except the "flattened" mappings where all
-  axes split one loop (``S^{01}``, Table 3 rows 6 and 7); ``allow_mixed_mesh_shape``
-  allows any grouping of axes on loops (ascending within a loop);
+- by default a loop gets at most one axis; ``allow_mixed_mesh_shape`` (XLA's
+  auto-sharding option of that name) allows any grouping of axes on loops, ascending
+  within a loop: one loop split over all axes (``S^{01}``, Table 3 rows 6 and 7, the
+  1-D data parallelism of a 2-D mesh) and, on 3-D meshes, two axes on one loop and
+  the third on another;
 - the axes on a loop must divide its extent evenly (SPMD partitions evenly);
 - heavy ops (dot, convolution) never replicate work (Sec. 4.2, "we do not allow
   replicated computation") unless ``allow_recompute_heavy_op``; then the redundant
@@ -50,8 +52,9 @@ class StrategyOptions:
     """Which parallel algorithms :func:`enumerate_strategies` produces.
 
     Args:
-      allow_mixed_mesh_shape: let several mesh axes split one loop while other axes
-        split other loops (or stay unused); otherwise only all axes together do.
+      allow_mixed_mesh_shape: let several mesh axes split one loop (``S^{01}``, or two
+        axes of a 3-D mesh beside the third on another loop); otherwise each loop
+        gets at most one axis.
       allow_recompute_heavy_op: keep algorithms of heavy ops (dot, conv) that leave a
         mesh axis unused and so replicate work.
       reduce_scatter: also emit reduce-scatter variants of split sum reductions.
@@ -76,8 +79,7 @@ def loop_assignments(space: IterationSpace, mesh: DeviceMesh, allow_mixed_mesh_s
     loops = len(space.loop_sizes)
     for targets in itertools.product((None, *range(loops)), repeat=len(axes)):
         used = [t for t in targets if t is not None]
-        flattened = len(axes) > 1 and len(used) == len(axes) and len(set(used)) == 1
-        if not allow_mixed_mesh_shape and len(set(used)) != len(used) and not flattened:
+        if not allow_mixed_mesh_shape and len(set(used)) != len(used):
             continue
         loop_axes = tuple(tuple(a for a, t in zip(axes, targets) if t == loop) for loop in range(loops))
         if all(space.loop_sizes[loop] % _ways(mesh, loop_axes[loop]) == 0 for loop in range(loops)):

@@ -35,7 +35,7 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.spmd import compile_module
 from alpa_mlir.passes.intra_op.rules import itemsize_of, iteration_space, shape_of
-from alpa_mlir.passes.intra_op.strategies import enumerate_strategies
+from alpa_mlir.passes.intra_op.strategies import StrategyOptions, enumerate_strategies
 from alpa_mlir.passes.intra_op.strategy import Strategy
 
 MESH = DeviceMesh((2, 4))
@@ -125,7 +125,8 @@ def strategies(text: str, op_name: str) -> list[Strategy]:
     space = iteration_space(op)
     assert space is not None
     return enumerate_strategies(space, [shape_of(v) for v in op.operands], [itemsize_of(v) for v in op.operands],
-                                [shape_of(v) for v in op.results], [itemsize_of(v) for v in op.results], MESH)
+                                [shape_of(v) for v in op.results], [itemsize_of(v) for v in op.results], MESH,
+                                StrategyOptions(allow_mixed_mesh_shape=True))  # S^{01} too
 
 
 @pytest.mark.parametrize("case", CASES + EXTRA_CASES, ids=[c[0] for c in CASES + EXTRA_CASES])

@@ -8,14 +8,24 @@
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 batch-args=0 force-batch-dim-to-mesh-dim=1' | FileCheck %s --check-prefix=BATCH-AXIS
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2,2' | FileCheck %s --check-prefix=FLAT
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2,2 allow-mixed-mesh-shape' | FileCheck %s --check-prefix=MIXED
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 batch-args=0' | FileCheck %s --check-prefix=MESH2X4
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 batch-args=0 allow-mixed-mesh-shape' | FileCheck %s --check-prefix=MIXED2X4
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 allow-replicated-parameters=false' | FileCheck %s --check-prefix=NO-REPLICATED
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 batch-args=0' | FileCheck %s --check-prefix=BATCH
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 batch-args=0 allow-all-gather=false' | FileCheck %s --check-prefix=NO-GATHER
 
 // An MLP whose 512 KiB of weights the plan replicates (data parallel) unless a
 // 300 kB memory budget forbids it; then Megatron's column-row split keeps a quarter
 // of each weight per device at the price of one all-reduce.
+// allow-replicated-parameters=false forbids replicating the weights too: the plan
+// splits them as the budget does.
 // CHECK-LABEL: func @mlp_memory_budget
 // CHECK-SAME: %arg0: tensor<64x128xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}
 // CHECK-SAME: %arg1: tensor<128x512xf32> {mhlo.sharding = "{replicated}"}
 // CHECK-SAME: %arg2: tensor<512x128xf32> {mhlo.sharding = "{replicated}"}
+// NO-REPLICATED-LABEL: func @mlp_memory_budget
+// NO-REPLICATED-SAME: %arg1: tensor<128x512xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"}
+// NO-REPLICATED-SAME: %arg2: tensor<512x128xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}
 // BUDGET-LABEL: func @mlp_memory_budget
 // BUDGET-SAME: %arg0: tensor<64x128xf32> {mhlo.sharding = "{replicated}"}
 // BUDGET-SAME: %arg1: tensor<128x512xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"}
@@ -46,9 +56,9 @@ func.func @batch_dim_to_mesh_dim(%x: tensor<64x256xf32>, %w: tensor<256x256xf32>
 
 // -----
 
-// A 4x2 output on a 2x2x2 mesh: by default a loop takes one axis or all three, so
-// one axis must split the contraction (an all-reduce); allow-mixed-mesh-shape lets
-// the 4 rows take two axes and the 2 columns the third, with no communication.
+// A 4x2 output on a 2x2x2 mesh: by default a loop takes at most one axis, so one
+// axis must split the contraction (an all-reduce); allow-mixed-mesh-shape lets the
+// 4 rows take two axes and the 2 columns the third, with no communication.
 // FLAT-LABEL: func @mixed_mesh_shape
 // FLAT: stablehlo.dot_general {{.*}} {mhlo.sharding = "{devices=[2,2,2]{{.*}} last_tile_dim_replicate}"}
 // MIXED-LABEL: func @mixed_mesh_shape
@@ -56,6 +66,41 @@ func.func @batch_dim_to_mesh_dim(%x: tensor<64x256xf32>, %w: tensor<256x256xf32>
 func.func @mixed_mesh_shape(%x: tensor<4x1024xf32>, %w: tensor<1024x2xf32>) -> tensor<4x2xf32> {
   %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<4x1024xf32>, tensor<1024x2xf32>) -> tensor<4x2xf32>
   return %0 : tensor<4x2xf32>
+}
+
+// -----
+
+// A data-parallel MLP on a 2x4 mesh: by default a tensor dimension takes at most one
+// mesh axis (XLA's allow_mixed_mesh_shape=false), so the batch is split 2 or 4 ways
+// and the weights over the other axis; allow-mixed-mesh-shape splits the batch over
+// all 8 devices (S^{01}, 1-D data parallelism on the 2-D mesh) and replicates them.
+// MESH2X4-LABEL: func @data_parallel_2d
+// MESH2X4-NOT: devices=[8,1]
+// MESH2X4: return
+// MIXED2X4-LABEL: func @data_parallel_2d
+// MIXED2X4-SAME: %arg0: tensor<1024x64xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"}
+// MIXED2X4-SAME: %arg1: tensor<64x64xf32> {mhlo.sharding = "{replicated}"}
+func.func @data_parallel_2d(%x: tensor<1024x64xf32>, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> tensor<1024x64xf32> {
+  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<1024x64xf32>
+  %1 = stablehlo.tanh %0 : tensor<1024x64xf32>
+  %2 = stablehlo.dot_general %1, %w2, contracting_dims = [1] x [0] : (tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<1024x64xf32>
+  return %2 : tensor<1024x64xf32>
+}
+
+// -----
+
+// A batch-split matmul whose result must come back whole: by default the result is
+// all-gathered; allow-all-gather=false makes the plan split the contraction instead
+// (the batch is all-to-all'ed into column tiles and the product all-reduced).
+// BATCH-LABEL: func @gather_at_return
+// BATCH: %[[GATHERED:.*]] = stablehlo.custom_call @Sharding({{.*}}mhlo.sharding = "{replicated}"
+// BATCH: return %[[GATHERED]]
+// NO-GATHER-LABEL: func @gather_at_return
+// NO-GATHER: %[[COLUMNS:.*]] = stablehlo.custom_call @Sharding(%arg0) {{.*}}mhlo.sharding = "{devices=[1,4]<=[4]}"
+// NO-GATHER: stablehlo.dot_general %[[COLUMNS]], {{.*}} {mhlo.sharding = "{replicated}"}
+func.func @gather_at_return(%x: tensor<64x256xf32>, %w: tensor<256x256xf32>) -> (tensor<64x256xf32> {mhlo.sharding = "{replicated}"}) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x256xf32>, tensor<256x256xf32>) -> tensor<64x256xf32>
+  return %0 : tensor<64x256xf32>
 }
 
 // -----
