@@ -60,6 +60,11 @@ class ShardParallel:
         devices), and Alpa's own benchmarks turn it on.
       force_zero_stage_3: Alpa's name for :class:`Zero3Parallel`'s settings
         (force_data_parallel, zero_stage=3, prefer_reduce_scatter).
+      num_micro_batches: gradient accumulation: the step is planned for one micro-batch
+        (the batch arguments' leading dimension divided by it) and runs the gradient part
+        once per micro-batch, reducing the gradients over the devices once per step
+        (``alpa-accumulate-gradients``). The step must compute its gradients with
+        ``alpa_mlir.grad`` or ``alpa_mlir.value_and_grad``.
       The other fields are the options of ``alpa-auto-sharding``, documented there.
     """
 
@@ -85,6 +90,7 @@ class ShardParallel:
     resharding_costs: Literal["model", "xla"] = "xla"
     solver: str = "HIGHS"
     solver_time_limit: float = 0.0
+    num_micro_batches: int = 1
     plan: SavedPlan | ShardingPlan | None = field(default=None, hash=False)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> ShardParallel:
@@ -106,6 +112,10 @@ class ShardParallel:
             self._set("mesh_shape", _checked(self, "mesh_shape", self.mesh_shape, tuple[int, ...]))
         self._set("batch_argnums", _checked(self, "batch_argnums", self.batch_argnums, tuple[int, ...]))
         self._set("steady_state", _checked(self, "steady_state", self.steady_state, bool))
+        self._set("num_micro_batches", _checked(self, "num_micro_batches", self.num_micro_batches, int))
+        if self.num_micro_batches < 1:
+            raise ValueError(f"{type(self).__name__} option 'num_micro_batches' must be a positive integer; got "
+                             f"{self.num_micro_batches!r}")
         if _checked(self, "force_zero_stage_3", self.force_zero_stage_3, bool):
             if self.zero_stage not in (0, 3):
                 raise ValueError(f"{type(self).__name__}: option 'force_zero_stage_3' contradicts "

@@ -24,11 +24,19 @@ from .dialect.mesh import DeviceMesh
 from .lowering.spmd import compile_module, read_signature
 from .methods import ShardParallel
 from .passes.intra_op.plan import PlanError, ShardingPlan
-from .pipeline import module_text, parse_lowered, plan_module
+from .pipeline import accumulate_gradients, module_text, parse_lowered, plan_module
 from .pipeshard import PipeshardFunction, PipeshardParallel
 from .runtime.mesh_executable import MeshExecutable
 from .saved_plan import SavedPlan, check_fits
-from .signature import CallSignature, call_signature, leaves_of, normalize_argnums, output_names, training_state
+from .signature import (
+    CallSignature,
+    call_signature,
+    leaves_of,
+    micro_batch_args,
+    normalize_argnums,
+    output_names,
+    training_state,
+)
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -99,7 +107,8 @@ class ParallelizedFunction:
         return self._program(args, kwargs)[0].plan
 
     def get_module_text(self, *args: Any, **kwargs: Any) -> str:
-        """The annotated StableHLO module for these arguments (``mhlo.sharding`` on every op)."""
+        """The annotated StableHLO module for these arguments (``mhlo.sharding`` on every op;
+        Shardy shardings and the accumulation loop when ``num_micro_batches`` > 1)."""
         return self._program(args, kwargs)[0].module_text
 
     def get_hlo_text(self, *args: Any, **kwargs: Any) -> str:
@@ -135,6 +144,10 @@ class ParallelizedFunction:
 
     def _plan(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
               static: tuple[int, ...]) -> Program:
+        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
+        micro_batches = self.method.num_micro_batches
+        if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
+            args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))
         lowered = self._jitted.lower(*args, **kwargs)
         module = parse_lowered(lowered)
         donate = normalize_argnums(self.donate_argnums, len(args), "donate_argnums")
@@ -157,11 +170,12 @@ class ParallelizedFunction:
             check_fits(pinned, module, signature.leaf_names, result_names, "given as method.plan")
         else:
             mesh, devices = self.method.device_mesh()
-        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
         dynamic = [i for i in range(len(args)) if i not in static]
         state = training_state(lowered, [dynamic.index(i) for i in batch if i in dynamic])
-        plan = plan_module(module, self.method, mesh, self._batch_leaves(signature, static, batch, len(args)),
-                           self._name, pinned, state=state)
+        batch_leaves = self._batch_leaves(signature, static, batch, len(args))
+        plan = plan_module(module, self.method, mesh, batch_leaves, self._name, pinned, state=state)
+        if micro_batches > 1:
+            accumulate_gradients(module, mesh, micro_batches, batch_leaves, self._name)
         return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated)
 
     def _batch_leaves(self, signature: CallSignature, static: tuple[int, ...], batch: tuple[int, ...],

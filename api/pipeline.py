@@ -1,9 +1,10 @@
 """From a lowered JAX function to an annotated module and its plan: the compiler, run for the API.
 
 ``plan_module`` runs ``alpa-import-pipeline`` then ``alpa-auto-sharding`` on the module
-``jax.jit(f).lower(...)`` gave, and turns what MLIR reports into Python: a failed pass
-into one :class:`AutoShardingError` with the diagnostics as text, warnings (ops without
-a sharding rule, a solver stopped at its time limit) into ``AutoShardingWarning``.
+``jax.jit(f).lower(...)`` gave (``accumulate_gradients`` then loops it over
+micro-batches), and turns what MLIR reports into Python: a failed pass into one
+:class:`AutoShardingError` with the diagnostics as text, warnings (ops without a
+sharding rule, a solver stopped at its time limit) into ``AutoShardingWarning``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from .dialect.mesh import DeviceMesh
 from .methods import ShardParallel
 from .passes import PipelineError, run_pipeline
 from .passes.annotations import MHLO_SHARDING, funcs, get_value_attrs, set_value_attrs, string_attr
+from .passes.export.export_sdy import ExportSdyPass
 from .passes.intra_op.plan import ShardingPlan
 from .passes.pipelines import ImportPipeline
 from .passes.registry import pipeline_text
+from .passes.schedule.accumulate_gradients import AccumulateGradientsPass
 
 _FILE_LOCATION = re.compile(r'"([^"]+)":(\d+):(\d+)')
 _NAME_LOCATION = re.compile(r'loc\("([^"]+)"')
@@ -86,6 +89,26 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
             if severity == "warning":
                 warnings.warn(f"{function}: {_where(location)}{message}", AutoShardingWarning, stacklevel=stacklevel)
         return ShardingPlan.load(report)
+
+
+def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches: int, batch_args: tuple[int, ...],
+                         function: str = "the function") -> None:
+    """Turn a module planned for one micro-batch into the accumulation step over ``num_micro_batches``.
+
+    Runs ``alpa-export-sdy`` then ``alpa-accumulate-gradients`` on the output of
+    :func:`plan_module`; the batch arguments (flat numbers ``batch_args``) grow to the
+    whole batch.
+
+    Raises:
+      AutoShardingError: the step cannot be accumulated; the message says why.
+    """
+    passes = [ExportSdyPass(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names),
+              AccumulateGradientsPass(num_micro_batches=num_micro_batches, batch_args=batch_args)]
+    try:
+        run_pipeline(module, pipeline_text(passes))
+    except ir.MLIRError as error:
+        raise AutoShardingError(f"gradient accumulation of {function} failed:\n  "
+                                + diagnostics_text(error)) from None
 
 
 def _pin_arguments_and_results(module: ir.Module, plan: ShardingPlan) -> None:

@@ -1,0 +1,121 @@
+"""``ShardParallel(num_micro_batches=B)``: gradient accumulation, gradients reduced once per step."""
+
+from __future__ import annotations
+
+import re
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import alpa_mlir
+from alpa_mlir import AutoShardingError, DataParallel, ShardParallel, parallelize
+from alpa_mlir.lowering.hlo_collectives import parse_collectives
+
+TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
+
+
+def mlp_params() -> dict[str, jax.Array]:
+    k1, k2 = jax.random.split(jax.random.key(0))
+    return {"w1": jax.random.normal(k1, (16, 32)) / 4, "b1": jnp.zeros(32),
+            "w2": jax.random.normal(k2, (32, 8)) / 4, "b2": jnp.zeros(8)}
+
+
+def mlp_batch(size: int = 64) -> tuple[jax.Array, jax.Array]:
+    kx, ky = jax.random.split(jax.random.key(1))
+    return jax.random.normal(kx, (size, 16)), jax.random.normal(ky, (size, 8))
+
+
+def loss_fn(params, batch):
+    x, y = batch
+    hidden = jnp.tanh(x @ params["w1"] + params["b1"])
+    return jnp.mean((hidden @ params["w2"] + params["b2"] - y) ** 2)
+
+
+def train_step(params, batch):
+    loss, grads = alpa_mlir.value_and_grad(loss_fn)(params, batch)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+
+def plain_train_step(params, batch):
+    loss, grads = jax.value_and_grad(loss_fn)(params, batch)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), loss
+
+
+def assert_matches_jit(step) -> None:
+    params, batch = mlp_params(), mlp_batch()
+    expected = jax.jit(plain_train_step)(params, batch)
+    actual = step(params, batch)
+    assert jax.tree.structure(actual) == jax.tree.structure(expected)
+    for a, e in zip(jax.tree.leaves(actual), jax.tree.leaves(expected)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(e), **TOLERANCE)
+
+
+def all_reduce_bytes(hlo_text: str, trips: int) -> tuple[int, int]:
+    """Bytes all-reduced per step, and of those inside a loop: a collective in a ``while``
+    body runs once per trip (``parse_collectives`` lists it once)."""
+    bodies = set(re.findall(r"body=%?([\w.\-]+)", hlo_text))
+    computation, looped = None, {}
+    for line in hlo_text.splitlines():
+        header = re.match(r"^(?:ENTRY\s+)?%?([\w.\-]+)\s.*\{\s*$", line)
+        if header:
+            computation = header[1]
+            continue
+        instruction = re.match(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=", line)
+        if instruction:
+            looped[instruction[1]] = computation in bodies
+    total = inside = 0
+    for collective in parse_collectives(hlo_text):
+        if collective.kind != "all-reduce":
+            continue
+        if looped[collective.name]:
+            inside += collective.bytes * trips
+        else:
+            total += collective.bytes
+    return total + inside, inside
+
+
+@pytest.mark.parametrize("mesh_shape,micro_batches", [((1, 4), 2), ((1, 4), 4), ((2, 2), 2)])
+def test_data_parallel_accumulation_matches_jit(mesh_shape, micro_batches):
+    method = DataParallel(mesh_shape=mesh_shape, num_micro_batches=micro_batches)
+    assert_matches_jit(parallelize(train_step, method=method))
+
+
+def test_auto_sharded_accumulation_matches_jit():
+    assert_matches_jit(parallelize(train_step, method=ShardParallel(mesh_shape=(2, 4), num_micro_batches=2)))
+
+
+def test_gradients_are_reduced_once_per_step():
+    params, batch = mlp_params(), mlp_batch()
+    per_step = {}
+    for micro_batches in (1, 2):
+        method = DataParallel(mesh_shape=(1, 4), num_micro_batches=micro_batches)
+        hlo = parallelize(train_step, method=method).get_hlo_text(params, batch)
+        per_step[micro_batches] = all_reduce_bytes(hlo, micro_batches)
+    # Gradients and loss: 32 + 8 + 16 * 32 + 32 * 8 + 1 floats, reduced after the loop.
+    assert per_step[1] == per_step[2] == (4 * (32 + 8 + 16 * 32 + 32 * 8 + 1), 0)
+
+
+def test_one_micro_batch_is_the_plain_step():
+    params, batch = mlp_params(), mlp_batch()
+    text = parallelize(train_step, method=DataParallel(mesh_shape=(1, 4))).get_module_text(params, batch)
+    assert "stablehlo.while" not in text
+
+
+@pytest.mark.parametrize("value", [0, -2, 1.5])
+def test_num_micro_batches_must_be_a_positive_integer(value):
+    with pytest.raises(ValueError, match="option 'num_micro_batches' must be"):
+        ShardParallel(num_micro_batches=value)
+
+
+def test_batch_must_divide_into_micro_batches():
+    step = parallelize(train_step, method=DataParallel(mesh_shape=(1, 4), num_micro_batches=3))
+    with pytest.raises(ValueError, match=r"does not divide into num_micro_batches=3"):
+        step(mlp_params(), mlp_batch())
+
+
+def test_step_without_alpa_grad_says_to_use_it():
+    step = parallelize(plain_train_step, method=DataParallel(mesh_shape=(1, 4), num_micro_batches=2))
+    with pytest.raises(AutoShardingError, match=r"compute them with alpa_mlir.grad \(or alpa_mlir.value_and_grad\)"):
+        step(mlp_params(), mlp_batch())
