@@ -62,7 +62,7 @@ from jax.sharding import PartitionSpec as P  # noqa: E402
 
 from alpa_mlir import ShardParallel, parallelize  # noqa: E402
 from alpa_mlir.dialect.mesh import DeviceMesh  # noqa: E402
-from alpa_mlir.lowering.hlo_collectives import parse_collectives  # noqa: E402
+from alpa_mlir.lowering.hlo_collectives import parse_collectives, ring_factor  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
@@ -77,13 +77,6 @@ KIND_SHORT = {"all-reduce": "AR", "all-gather": "AG", "reduce-scatter": "RS", "a
 
 
 # -------------------------------------------------------------- collectives
-
-def ring_factor(kind: str, group: int) -> float:
-    """Traffic per device of a ring algorithm, per byte of the collective's buffer."""
-    if kind == "collective-permute":
-        return 1.0
-    return (2.0 if kind == "all-reduce" else 1.0) * (group - 1) / group
-
 
 def summary(collectives: Sequence[tuple[str, tuple[int, ...] | None, float, int]], axis_names: Sequence[str],
             repeat: int = 1) -> dict:

@@ -23,6 +23,12 @@ Conventions:
   row-major mesh position ``p``. Collective permutes get the connected components of
   their ``source_target_pairs`` as groups, and as ``mesh_axes`` the axes along which
   some pair moves data.
+
+XLA:CPU has no reduce-scatter (no ``ReduceScatterCreator``): a planned reduce-scatter
+runs as an all-reduce whose result every device only dynamic-slices to its shard.
+:func:`sliced_all_reduce_elements` finds those, so traffic can be counted per kind as
+a GPU build would emit it; :func:`ring_factor` weighs a collective's buffer by a ring
+algorithm's traffic.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ _MESH_GROUPS = re.compile(
 )
 _MAXIMAL_GROUPS = re.compile(r"maximal_mesh\[device_id=(?P<device>\d+)\]")
 _NUM_PARTITIONS = re.compile(r"\bnum_partitions=(\d+)")
+_COMPUTATION = re.compile(r"^(?:ENTRY\s+)?%?(?P<name>[\w.\-]+)\s*\(.*\)\s*->.*\{\s*$")
 
 Shape = tuple[int, ...]
 
@@ -360,3 +367,81 @@ def _permute_axes(pairs: tuple[tuple[int, int], ...], mesh: DeviceMesh) -> tuple
         s, t = np.unravel_index(source, mesh.shape), np.unravel_index(target, mesh.shape)
         moved.update(a for a in range(mesh.ndim) if s[a] != t[a])
     return tuple(sorted(moved))
+
+
+def ring_factor(kind: str, group: int) -> float:
+    """Traffic per device of a ring algorithm, per byte of the collective's buffer (see ``bytes``):
+    an all-reduce is a reduce-scatter and an all-gather, 2(n-1)/n; the others (n-1)/n; a permute 1."""
+    if kind == "collective-permute":
+        return 1.0
+    return (2.0 if kind == "all-reduce" else 1.0) * (group - 1) / group
+
+
+def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
+    """For every all-reduce (by name), per element: whether each use of it only dynamic-slices it.
+
+    Such an element is a reduce-scatter as XLA:CPU runs one (see the module docstring).
+    Uses are followed through ``get-tuple-element``, ``bitcast``, ``copy`` and into fused
+    computations; an element that is a computation's root, or has no use, is not sliced.
+    """
+    text = _strip_comments(hlo_text)
+    computations: dict[str, list[_Instruction]] = {}
+    roots: set[tuple[str, str]] = set()
+    body: list[_Instruction] = []
+    name = ""
+    for line in text.splitlines():
+        header = _COMPUTATION.match(line)
+        if header:
+            name, body = header.group("name"), computations.setdefault(header.group("name"), [])
+            continue
+        inst = _parse_instruction(line)
+        if inst is not None:
+            body.append(inst)
+            if line.lstrip().startswith("ROOT"):
+                roots.add((name, inst.name))
+    users: dict[tuple[str, str], list[tuple[_Instruction, int]]] = {}
+    for computation, instructions in computations.items():
+        for inst in instructions:
+            for position, operand in enumerate(_tuple_elements(f"({inst.operands})")):
+                tokens = operand.split()
+                if tokens:
+                    users.setdefault((computation, tokens[-1].lstrip("%")), []).append((inst, position))
+
+    def parameter(computation: str, number: int) -> str | None:
+        return next((i.name for i in computations.get(computation, ())
+                     if i.opcode == "parameter" and i.operands.strip() == str(number)), None)
+
+    def only_sliced(computation: str, value: str, index: int | None = None) -> bool:
+        uses = users.get((computation, value), [])
+        if (computation, value) in roots or not uses:
+            return False
+        for user, position in uses:
+            if user.opcode == "get-tuple-element":
+                if index is not None and f"index={index}" not in user.attributes.replace(" ", "").split(","):
+                    continue
+                ok = only_sliced(computation, user.name)
+            elif user.opcode in ("bitcast", "copy"):
+                ok = only_sliced(computation, user.name, index)
+            elif user.opcode == "dynamic-slice":
+                ok = position == 0
+            elif user.opcode == "fusion":
+                called = re.search(r"calls=%?([\w.\-]+)", user.attributes)
+                inner = parameter(called.group(1), position) if called else None
+                ok = inner is not None and only_sliced(called.group(1), inner, index)
+            else:
+                ok = False
+            if not ok:
+                return False
+        return True
+
+    found = {}
+    for computation, instructions in computations.items():
+        for inst in instructions:
+            if inst.opcode.removesuffix("-start") != "all-reduce":
+                continue
+            elements = _parse_shape(inst.shape)
+            if inst.shape.strip().startswith("("):
+                found[inst.name] = tuple(only_sliced(computation, inst.name, i) for i in range(len(elements)))
+            else:
+                found[inst.name] = (only_sliced(computation, inst.name),)
+    return found

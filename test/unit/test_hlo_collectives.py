@@ -14,6 +14,8 @@ from alpa_mlir.lowering.hlo_collectives import (
     dtype_bits,
     mesh_axes_of_groups,
     parse_collectives,
+    ring_factor,
+    sliced_all_reduce_elements,
 )
 from alpa_mlir.lowering.spmd import compile_module
 
@@ -262,3 +264,29 @@ def test_compiled_collective_permute_has_pairs() -> None:
     assert set(found[0].source_target_pairs) == {(d, 7 - d) for d in range(8)}
     assert found[0].bytes == 2 * 16 * 4
     assert found[0].mesh_axes == (0, 1)
+
+
+def test_sliced_all_reduce_elements_follow_uses_into_fusions() -> None:
+    # XLA:CPU's reduce-scatter: element 0 is only dynamic-sliced (inside a fusion),
+    # element 1 is also used whole.
+    text = (
+        "HloModule m, num_partitions=4\n\n"
+        "%add (x: f32[], y: f32[]) -> f32[] {\n  %x = f32[] parameter(0)\n  %y = f32[] parameter(1)\n"
+        "  ROOT %sum = f32[] add(%x, %y)\n}\n\n"
+        "%fused (param_0: f32[32], param_1: s32[]) -> f32[8] {\n  %param_0 = f32[32]{0} parameter(0)\n"
+        "  %param_1 = s32[] parameter(1)\n"
+        "  ROOT %ds = f32[8]{0} dynamic-slice(%param_0, %param_1), dynamic_slice_sizes={8}\n}\n\n"
+        "ENTRY %main (p: f32[32], q: f32[16], i: s32[]) -> (f32[8], f32[16]) {\n"
+        "  %p = f32[32]{0} parameter(0)\n  %q = f32[16]{0} parameter(1)\n  %i = s32[] parameter(2)\n"
+        "  %ar = (f32[32]{0}, f32[16]{0}) all-reduce(%p, %q), replica_groups={{0,1,2,3}}, to_apply=%add\n"
+        "  %g0 = f32[32]{0} get-tuple-element(%ar), index=0\n  %g1 = f32[16]{0} get-tuple-element(%ar), index=1\n"
+        "  %f = f32[8]{0} fusion(%g0, %i), kind=kLoop, calls=%fused\n"
+        "  ROOT %t = (f32[8]{0}, f32[16]{0}) tuple(%f, %g1)\n}\n"
+    )
+    assert sliced_all_reduce_elements(text) == {"ar": (True, False)}
+
+
+def test_ring_factor() -> None:
+    assert ring_factor("all-reduce", 4) == 1.5
+    assert ring_factor("all-gather", 4) == ring_factor("reduce-scatter", 4) == 0.75
+    assert ring_factor("collective-permute", 2) == 1.0
