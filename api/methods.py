@@ -31,6 +31,8 @@ from .saved_plan import SavedPlan
 
 # Pass options the method sets itself (from the call) rather than the user.
 _CALL_OPTIONS = ("mesh_shape", "batch_args", "state", "report")
+# Pass options the method sets from others: allow_mixed_mesh_shape=None is the flattened mesh alone.
+_DERIVED_OPTIONS = ("allow_mixed_mesh_shape", "allow_flattened_mesh")
 # Option names in the pass's messages (kebab-case) that the method spells differently.
 _RENAMED = {"batch-args": "batch_argnums"}
 
@@ -54,10 +56,11 @@ class ShardParallel:
       resharding_costs: ``"xla"`` (the default here) prices every resharding the plan
         picks as XLA's SPMD partitioner emits it, asked of XLA on the devices the plan
         runs on; ``"model"`` uses Table 2's collectives alone (the pass's default).
-      allow_mixed_mesh_shape: let one tensor dimension be split over several mesh axes
-        (XLA's option of that name). On by default here, off in the pass and in Alpa:
-        without it a 2-D mesh cannot run plain data parallelism (the batch over all
-        devices), and Alpa's own benchmarks turn it on.
+      allow_mixed_mesh_shape: ``True``: a tensor dimension may be split over any several
+        mesh axes; ``False``: over one axis at most (XLA's and Alpa's meaning of the
+        option); ``None`` (the default): over one axis or over all of them together
+        (``S^{01}``: plain data parallelism on a 2-D mesh, which ``False`` rules out;
+        ``True`` makes the ILP of a 3-D mesh several times larger).
       force_zero_stage_3: Alpa's name for :class:`Zero3Parallel`'s settings
         (force_data_parallel, zero_stage=3, prefer_reduce_scatter).
       num_micro_batches: gradient accumulation: the step is planned for one micro-batch
@@ -81,7 +84,7 @@ class ShardParallel:
     force_data_parallel: bool = False
     force_batch_dim_to_mesh_dim: int = -1
     allow_recompute_heavy_op: bool = False
-    allow_mixed_mesh_shape: bool = True
+    allow_mixed_mesh_shape: bool | None = None
     allow_all_gather: bool = True
     allow_all_to_all: bool = True
     allow_replicated_parameters: bool = True
@@ -106,8 +109,11 @@ class ShardParallel:
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(AutoShardingPass)
         for option in option_fields(AutoShardingPass):
-            if option.name not in _CALL_OPTIONS:
+            if option.name not in _CALL_OPTIONS + _DERIVED_OPTIONS:
                 self._set(option.name, _checked(self, option.name, getattr(self, option.name), hints[option.name]))
+        if not (self.allow_mixed_mesh_shape is None or isinstance(self.allow_mixed_mesh_shape, bool)):
+            raise ValueError(f"{type(self).__name__} option 'allow_mixed_mesh_shape' must be True, False or None; "
+                             f"got {self.allow_mixed_mesh_shape!r}")
         if self.mesh_shape is not None:
             self._set("mesh_shape", _checked(self, "mesh_shape", self.mesh_shape, tuple[int, ...]))
         self._set("batch_argnums", _checked(self, "batch_argnums", self.batch_argnums, tuple[int, ...]))
@@ -173,7 +179,9 @@ class ShardParallel:
                            **overrides: Any) -> AutoShardingPass:
         """The ``alpa-auto-sharding`` instance for one call; option errors name this method's fields."""
         options = {f.name: getattr(self, f.name) for f in option_fields(AutoShardingPass)
-                   if f.name not in _CALL_OPTIONS}
+                   if f.name not in _CALL_OPTIONS + _DERIVED_OPTIONS}
+        options["allow_mixed_mesh_shape"] = self.allow_mixed_mesh_shape is True
+        options["allow_flattened_mesh"] = self.allow_mixed_mesh_shape is None
         options.update(overrides)
         if not mesh_shape:
             options["mesh_axes"] = ()

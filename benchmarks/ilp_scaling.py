@@ -74,8 +74,8 @@ def run_one(config: models.GPTConfig, mesh: tuple[int, ...], batch_size: int, ti
     row["import_seconds"] = time.perf_counter() - start
     row["ops"] = count_ops(module)
     report = workdir / f"plan_{row['mesh']}_{config.layers}.json"
-    # allow-mixed-mesh-shape: as ShardParallel plans (and as the pass did before it was an option).
-    options = f"mesh-shape={shape} allow-mixed-mesh-shape batch-args={','.join(map(str, batch_args))} report={report}"
+    # allow-flattened-mesh: as ShardParallel plans (and as the pass did before it was an option).
+    options = f"mesh-shape={shape} allow-flattened-mesh batch-args={','.join(map(str, batch_args))} report={report}"
     if time_limit:
         options += f" solver-time-limit={time_limit}"
     start = time.perf_counter()

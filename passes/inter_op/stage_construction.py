@@ -463,9 +463,9 @@ COPY_ATTR = "alpa.copy"  # on the ops of an extracted stage: their position, to 
 
 
 def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...]) -> AutoShardingPass:
-    """The intra-op pass a stage is planned with; a batch dimension may take every axis of
+    """The intra-op pass a stage is planned with; a tensor dimension may take every axis of
     its submesh (S^{01}: data parallelism within a stage on a 2-D submesh)."""
-    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_mixed_mesh_shape=True)
+    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_flattened_mesh=True)
 
 
 def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],

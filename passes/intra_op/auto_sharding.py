@@ -98,8 +98,12 @@ class AutoShardingPass(MeshOptions, Pass):
     allow_recompute_heavy_op: bool = field(
         default=False, metadata={"help": "let matmuls and convolutions replicate their work"})
     allow_mixed_mesh_shape: bool = field(default=False, metadata={
-        "help": "let one tensor dimension be split over several mesh axes (S^{01}: 1-D strategies on a 2-D "
-                "mesh, as XLA's option of that name); off, each dimension takes at most one axis"})
+        "help": "let one tensor dimension be split over any several mesh axes (XLA's option of that name: S^{01} "
+                "on a 2-D mesh, and on a 3-D mesh also two axes beside the third); off, each dimension takes at "
+                "most one axis unless allow-flattened-mesh"})
+    allow_flattened_mesh: bool = field(default=False, metadata={
+        "help": "let one tensor dimension be split over all mesh axes together (S^{01}, Table 3 rows 6-7: 1-D "
+                "data parallelism over the whole mesh), without the other mixed shapes"})
     allow_all_gather: bool = field(default=True, metadata={"help": "allow reshardings that all-gather"})
     allow_all_to_all: bool = field(default=True, metadata={"help": "allow reshardings that all-to-all"})
     allow_replicated_parameters: bool = field(default=True, metadata={
@@ -167,7 +171,8 @@ class AutoShardingPass(MeshOptions, Pass):
                                                          ("all-to-all", self.allow_all_to_all)) if not allowed)
         graph = Graph(func, mesh, StrategyOptions(
             # force-data-parallel splits the batch over all axes: S^{01} on a 2-D mesh.
-            allow_mixed_mesh_shape=self.allow_mixed_mesh_shape or self.force_data_parallel,
+            allow_flattened_mesh=self.allow_flattened_mesh or self.force_data_parallel,
+            allow_mixed_mesh_shape=self.allow_mixed_mesh_shape,
             allow_recompute_heavy_op=self.allow_recompute_heavy_op,
             reduce_scatter=self.prefer_reduce_scatter), self.batch_args, forbidden)
         for name, op in sorted(graph.no_rule.items()):
@@ -283,15 +288,17 @@ class AutoShardingPass(MeshOptions, Pass):
         (with its ZeRO stages)."""
         axes = tuple(a for a in range(mesh.ndim) if mesh.shape[a] > 1)
         parameters = _parameters(graph) if self.force_data_parallel else set()
+        # force-batch-dim-to-mesh-dim: the batch on that axis alone (whole if it has size 1).
+        forced = [self.force_batch_dim_to_mesh_dim] if self.force_batch_dim_to_mesh_dim in axes else []
         for index, node in enumerate(graph.nodes):
             batch = _batch_loops(node, self.batch_args)
-            if node.kind == "argument" and batch:  # a batch arrives split, as a data loader feeds it
-                _restrict(node, lambda s: bool(s.results[0].dims[0]), soft=True)
-            elif node.kind == "argument" and not self.allow_replicated_parameters:
-                _restrict(node, lambda s: not _replicated(s), soft=True)
             if self.force_batch_dim_to_mesh_dim >= 0 and batch:
-                axis = self.force_batch_dim_to_mesh_dim
-                _restrict(node, lambda s, b=batch, a=axis: any(a in s.loop_axes[loop] for loop in b), soft=True)
+                _restrict(node, lambda s, b=batch: sorted(a for loop in b for a in s.loop_axes[loop]) == forced,
+                          soft=True)
+            elif node.kind == "argument" and batch:  # a batch arrives split, as a data loader feeds it
+                _restrict(node, lambda s: bool(s.results[0].dims[0]), soft=True)
+            if node.kind == "argument" and not batch and not self.allow_replicated_parameters:
+                _restrict(node, lambda s: not _replicated(s), soft=True)
             if not self.force_data_parallel:
                 continue
             if batch:

@@ -20,11 +20,11 @@ variants are off by default; enable them when compiling for GPU.
 Which mappings are enumerated:
 
 - each mesh axis of size > 1 splits at most one loop, or none;
-- by default a loop gets at most one axis; ``allow_mixed_mesh_shape`` (XLA's
-  auto-sharding option of that name) allows any grouping of axes on loops, ascending
-  within a loop: one loop split over all axes (``S^{01}``, Table 3 rows 6 and 7, the
-  1-D data parallelism of a 2-D mesh) and, on 3-D meshes, two axes on one loop and
-  the third on another;
+- by default a loop gets at most one axis; ``allow_flattened_mesh`` adds the
+  mappings where all axes split one loop (``S^{01}``, Table 3 rows 6 and 7: 1-D data
+  parallelism over the whole mesh); ``allow_mixed_mesh_shape`` (XLA's auto-sharding
+  option of that name) allows any grouping of axes on loops, ascending within a loop
+  (on 3-D meshes also two axes on one loop beside the third);
 - the axes on a loop must divide its extent evenly (SPMD partitions evenly);
 - heavy ops (dot, convolution) never replicate work (Sec. 4.2, "we do not allow
   replicated computation") unless ``allow_recompute_heavy_op``; then the redundant
@@ -52,9 +52,10 @@ class StrategyOptions:
     """Which parallel algorithms :func:`enumerate_strategies` produces.
 
     Args:
-      allow_mixed_mesh_shape: let several mesh axes split one loop (``S^{01}``, or two
-        axes of a 3-D mesh beside the third on another loop); otherwise each loop
-        gets at most one axis.
+      allow_flattened_mesh: let all mesh axes together split one loop (``S^{01}``).
+      allow_mixed_mesh_shape: let any several mesh axes split one loop (``S^{01}``, or
+        two axes of a 3-D mesh beside the third); without either option each loop gets
+        at most one axis.
       allow_recompute_heavy_op: keep algorithms of heavy ops (dot, conv) that leave a
         mesh axis unused and so replicate work.
       reduce_scatter: also emit reduce-scatter variants of split sum reductions.
@@ -63,13 +64,14 @@ class StrategyOptions:
       flop_cost: cost units per redundant flop (only for recomputed heavy ops).
     """
 
+    allow_flattened_mesh: bool = False
     allow_mixed_mesh_shape: bool = False
     allow_recompute_heavy_op: bool = False
     reduce_scatter: bool = False
     flop_cost: float = 1e-3
 
 
-def loop_assignments(space: IterationSpace, mesh: DeviceMesh, allow_mixed_mesh_shape: bool) -> Iterator[LoopAxes]:
+def loop_assignments(space: IterationSpace, mesh: DeviceMesh, options: StrategyOptions) -> Iterator[LoopAxes]:
     """Every mapping of mesh axes (size > 1) to loops the options allow, as
     ``loop_axes[l]``, in a fixed order starting with the replicated one.
 
@@ -79,7 +81,9 @@ def loop_assignments(space: IterationSpace, mesh: DeviceMesh, allow_mixed_mesh_s
     loops = len(space.loop_sizes)
     for targets in itertools.product((None, *range(loops)), repeat=len(axes)):
         used = [t for t in targets if t is not None]
-        if not allow_mixed_mesh_shape and len(set(used)) != len(used):
+        flattened = len(axes) > 1 and len(used) == len(axes) and len(set(used)) == 1
+        if len(set(used)) != len(used) and not options.allow_mixed_mesh_shape \
+                and not (flattened and options.allow_flattened_mesh):
             continue
         loop_axes = tuple(tuple(a for a, t in zip(axes, targets) if t == loop) for loop in range(loops))
         if all(space.loop_sizes[loop] % _ways(mesh, loop_axes[loop]) == 0 for loop in range(loops)):
@@ -168,7 +172,7 @@ def enumerate_strategies(space: IterationSpace, operand_shapes: Sequence[Shape |
     del operand_shapes, operand_itemsizes  # the specs come from the loop maps
     strategies = [
         strategy
-        for loop_axes in loop_assignments(space, mesh, options.allow_mixed_mesh_shape)
+        for loop_axes in loop_assignments(space, mesh, options)
         for strategy in _algorithms(space, loop_axes, result_shapes, result_itemsizes, mesh, options)
     ]
     if not space.heavy:

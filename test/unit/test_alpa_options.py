@@ -1,10 +1,11 @@
 """Alpa's ``AutoShardingOption`` on ``ShardParallel``, each checked on what XLA emits.
 
 allow_all_gather / allow_all_to_all remove that collective from the plan's
-reshardings; allow_mixed_mesh_shape (XLA's meaning) is what lets a tensor dimension
-take several mesh axes; allow_replicated_parameters=False splits every parameter;
-prefer_reduce_scatter shards gradients and optimizer state (ZeRO-2) whatever the
-optimizer; force_zero_stage_3 is Zero3Parallel. Runs on the eight virtual CPU
+reshardings; allow_mixed_mesh_shape=False (XLA's meaning) keeps every tensor dimension
+on one mesh axis at most, where the default also allows all axes together;
+allow_replicated_parameters=False splits every parameter; prefer_reduce_scatter shards
+gradients and optimizer state (ZeRO-2) for momentum and Adam; force_zero_stage_3 is
+Zero3Parallel. Runs on the eight virtual CPU
 devices of conftest.py; numerics are compared with plain ``jax.jit``.
 """
 
@@ -121,15 +122,15 @@ def test_allow_replicated_parameters_false_splits_every_parameter():
     assert not any(spec.is_replicated for spec in specs[False])
 
 
-def test_mixed_mesh_shape_is_what_splits_a_dimension_over_two_axes():
+def test_mixed_mesh_shape_false_keeps_each_dimension_on_one_axis():
     params, batch = mlp()
-    for allowed in (True, False):
+    for allowed in (None, False):
         plan = parallelize(momentum_step, method=ShardParallel(
             mesh_shape=(2, 4), allow_mixed_mesh_shape=allowed)).get_plan((params, params), batch)
         # A loop over several axes reads "l0->{0,1}" (Table 3's S^{01}).
         over_two_axes = [op.strategy for op in plan.ops if "{" in op.strategy]
         values = [v.spec for v in (*plan.arguments, *plan.results) if v.spec is not None]
-        if allowed:  # plain data parallelism: the batch over all 8 devices
+        if allowed is None:  # the default: plain data parallelism, the batch over all 8 devices
             assert plan.arguments[4].spec.num_shards(0, plan.mesh) == 8
             assert over_two_axes
         else:

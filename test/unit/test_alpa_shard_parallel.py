@@ -27,7 +27,7 @@ Not covered here: gradient accumulation and the options ``allow_mixed_mesh_shape
 the BERT MLM and MoE LM models. Cases where our plan still sends more than Alpa's are
 left out until it does not (issue 11): tensor-parallel BERT layers on (4, 1) and (1, 4)
 (with and without remat, and with prefer_reduce_scatter), the tensor-parallel depthwise
-conv net, and force_batch_dim_to_mesh_dim=0 on (1, 4). Under prefer_reduce_scatter on
+conv net. Under prefer_reduce_scatter on
 (2, 2), Alpa also expects every optimizer-state matrix split over both axes; ours
 splits it over one (checked: over at least one), at fewer bytes than Alpa's plan.
 """
@@ -255,11 +255,13 @@ def test_mlp_force_data_parallel(mlp_model_parallel_args, mesh_shape):
 
 
 def test_mlp_force_batch_dim_to_mesh_dim(mlp_model_parallel_args):
-    # The batch on mesh axis 0: data parallel on (4, 1). (On (1, 4) Alpa expects tensor
-    # parallelism with the batch replicated; ours splits batch arguments over axis 1.)
+    # The batch on mesh axis 0: data parallel on (4, 1); on (1, 4) that axis has size 1,
+    # so the batch stays whole and the MLP runs tensor parallel, as Alpa expects.
     args = mlp_model_parallel_args
     check(mlp_step, args, method((4, 1), force_batch_dim_to_mesh_dim=0), data_parallel(args, AXES),
           kinds={"all-reduce"}, batch_argnums=(2,))
+    check(mlp_step, args, method((1, 4), force_batch_dim_to_mesh_dim=0),
+          megatron(args, mlp_megatron(args[0], "y")), kinds={"all-reduce"}, batch_argnums=(2,))
 
 
 @pytest.mark.parametrize("mesh_shape", [(4, 1), (1, 4)])

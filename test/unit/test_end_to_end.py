@@ -82,9 +82,9 @@ class Run:
         self.args, self.mesh = jax.tree.map(np.asarray, args), DeviceMesh(mesh_shape)
         self.lowered = jax.jit(step).lower(*self.args)
         self.module = ir.Module.parse(self.lowered.as_text(), context=alpa_mlir.dialect.make_context())
-        # allow-mixed-mesh-shape: S^{01} in the space, as ShardParallel plans.
+        # allow-flattened-mesh: S^{01} in the space, as ShardParallel plans.
         warnings = run_pipeline(self.module, "builtin.module(alpa-import-pipeline, alpa-auto-sharding{"
-                                f"mesh-shape={mesh_shape[0]},{mesh_shape[1]} allow-mixed-mesh-shape "
+                                f"mesh-shape={mesh_shape[0]},{mesh_shape[1]} allow-flattened-mesh "
                                 f"report={report}}})")
         assert [message for _, _, message in warnings] == []  # every op has a sharding rule
         self.plan = ShardingPlan.load(report)

@@ -66,8 +66,8 @@ TABLE3 = [
 def test_table3_rows(mapping, output, inputs, communication):
     mesh = DeviceMesh((N0, N1), alpha=(1.0, 2.0), beta=(0.5, 0.25))
     loop_axes = tuple(mapping.get(loop, ()) for loop in range(4))
-    # Rows 6 and 7 split one loop over both axes: XLA's allow_mixed_mesh_shape.
-    (strategy,) = [s for s in _strategies(batched_matmul(), mesh, allow_mixed_mesh_shape=True)
+    # Rows 6 and 7 split one loop over both axes: the flattened mesh.
+    (strategy,) = [s for s in _strategies(batched_matmul(), mesh, allow_flattened_mesh=True)
                    if s.loop_axes == loop_axes and "reduce-scatter" not in s.name]
     assert strategy.results == (_spec(output),)
     assert strategy.operands == tuple(_spec(t) for t in inputs)
@@ -78,7 +78,7 @@ def test_table3_rows(mapping, output, inputs, communication):
 
 
 def test_names_read_like_table3():
-    names = [s.name for s in _strategies(batched_matmul(), DeviceMesh((2, 2)), allow_mixed_mesh_shape=True)]
+    names = [s.name for s in _strategies(batched_matmul(), DeviceMesh((2, 2)), allow_flattened_mesh=True)]
     assert "l1->0 l2->1" in names and "l1->{0,1}" in names and "l3->{0,1}" in names
     assert len(names) == len(set(names))
     light = [s.name for s in _strategies(batched_matmul(heavy=False), DeviceMesh((2, 2)))]
@@ -86,9 +86,10 @@ def test_names_read_like_table3():
 
 
 def brute_force_mappings(loop_sizes: tuple[int, ...], mesh_shape: tuple[int, ...],
-                         mixed: bool) -> set[tuple[tuple[int, ...], ...]]:
+                         mixed: bool, flattened: bool) -> set[tuple[tuple[int, ...], ...]]:
     """Every assignment of disjoint ascending sets of mesh axes (size > 1) to loops,
-    each set's product dividing its loop; without ``mixed``, sets of one axis."""
+    each set's product dividing its loop; without ``mixed``, sets of one axis, or
+    (``flattened``) one set of all axes."""
     axes = [a for a, size in enumerate(mesh_shape) if size > 1]
     subsets = [tuple(c) for r in range(len(axes) + 1) for c in itertools.combinations(axes, r)]
     found = set()
@@ -99,37 +100,41 @@ def brute_force_mappings(loop_sizes: tuple[int, ...], mesh_shape: tuple[int, ...
         if any(loop_sizes[n] % math.prod(mesh_shape[a] for a in s) for n, s in enumerate(choice)):
             continue
         non_empty = [s for s in choice if s]
-        if not mixed and not all(len(s) == 1 for s in non_empty):
+        if not mixed and not (all(len(s) == 1 for s in non_empty)
+                              or (flattened and len(non_empty) == 1 and len(non_empty[0]) == len(axes))):
             continue
         found.add(choice)
     return found
 
 
 @pytest.mark.parametrize("mesh_shape", [(1, 4), (2, 4), (2, 2, 2), (4, 1, 2)])
-@pytest.mark.parametrize("mixed", [False, True])
+@pytest.mark.parametrize(("mixed", "flattened"), [(False, False), (False, True), (True, False)])
 @pytest.mark.parametrize("sizes", [(NB, NI, NJ, NK), (2, 6, 4, 8), (3, 5, 4, 1)])
-def test_mappings_match_brute_force(mesh_shape, mixed, sizes):
+def test_mappings_match_brute_force(mesh_shape, mixed, flattened, sizes):
     mesh = DeviceMesh(mesh_shape)
     space = batched_matmul(*sizes, heavy=False)
-    strategies = _strategies(space, mesh, allow_mixed_mesh_shape=mixed, reduce_scatter=False)
-    expected = brute_force_mappings(sizes, mesh_shape, mixed)
+    strategies = _strategies(space, mesh, allow_mixed_mesh_shape=mixed, allow_flattened_mesh=flattened,
+                             reduce_scatter=False)
+    expected = brute_force_mappings(sizes, mesh_shape, mixed, flattened)
     assert len(strategies) == len(expected)
     assert {s.loop_axes for s in strategies} == expected
 
 
-@pytest.mark.parametrize(("mesh_shape", "mixed", "count"), [
+@pytest.mark.parametrize(("mesh_shape", "options", "count"), [
     # (1,4): one axis on one of 4 loops, or none.
-    ((1, 4), False, 5), ((1, 4), True, 5),
-    # (2,4): each axis on its own loop (4*3), one alone (4+4), none (1); mixed adds both
-    # axes on one loop (S^{01}, 4).
-    ((2, 4), False, 21), ((2, 4), True, 25),
-    # (2,2,2): 0..3 axes on distinct loops 1+12+36+24; mixed adds all three on one loop (4)
-    # and pairs on one loop with the third axis elsewhere or unused: 3 pairs * 4 loops * (3 + 1).
-    ((2, 2, 2), False, 73), ((2, 2, 2), True, 125),
+    ((1, 4), {}, 5), ((1, 4), {"allow_mixed_mesh_shape": True}, 5),
+    # (2,4): each axis on its own loop (4*3), one alone (4+4), none (1); the flattened mesh
+    # adds both axes on one loop (S^{01}, 4), and that is all mixed adds on two axes.
+    ((2, 4), {}, 21), ((2, 4), {"allow_flattened_mesh": True}, 25), ((2, 4), {"allow_mixed_mesh_shape": True}, 25),
+    # (2,2,2): 0..3 axes on distinct loops 1+12+36+24; flattened adds all three on one
+    # loop (4); mixed also pairs on one loop with the third axis elsewhere or unused:
+    # 3 pairs * 4 loops * (3 + 1).
+    ((2, 2, 2), {}, 73), ((2, 2, 2), {"allow_flattened_mesh": True}, 77),
+    ((2, 2, 2), {"allow_mixed_mesh_shape": True}, 125),
 ])
-def test_mapping_counts(mesh_shape, mixed, count):
+def test_mapping_counts(mesh_shape, options, count):
     strategies = _strategies(batched_matmul(16, 16, 16, 16, heavy=False), DeviceMesh(mesh_shape),
-                             allow_mixed_mesh_shape=mixed, reduce_scatter=False)
+                             reduce_scatter=False, **options)
     assert len(strategies) == count
 
 
@@ -138,7 +143,7 @@ def test_heavy_ops_never_replicate_work(mesh_shape):
     mesh = DeviceMesh(mesh_shape)
     strategies = _strategies(batched_matmul(), mesh, allow_mixed_mesh_shape=True)
     every_axis = {a for a, size in enumerate(mesh_shape) if size > 1}
-    expected = {m for m in brute_force_mappings((NB, NI, NJ, NK), mesh_shape, True)
+    expected = {m for m in brute_force_mappings((NB, NI, NJ, NK), mesh_shape, True, False)
                 if {a for s in m for a in s} == every_axis}
     assert {s.loop_axes for s in strategies} == expected
     assert all(s.compute_cost == 0.0 for s in strategies)
@@ -174,7 +179,7 @@ def test_reduce_scatter_variants():
         assert [(c.kind, c.mesh_axes, c.bytes) for c in s.communication] == [("reduce-scatter", (1,), M / 2)]
         assert s.communication_cost < variants[0].communication_cost
     # Both axes reduce: the scatter dim must be divisible by 4.
-    flat = [s.name for s in _strategies(batched_matmul(b=2), mesh, reduce_scatter=True, allow_mixed_mesh_shape=True)
+    flat = [s.name for s in _strategies(batched_matmul(b=2), mesh, reduce_scatter=True, allow_flattened_mesh=True)
             if s.loop_axes == ((), (), (), (0, 1))]
     assert flat == ["l3->{0,1}", "l3->{0,1} reduce-scatter(dim 1)", "l3->{0,1} reduce-scatter(dim 2)"]
     # Off by default: XLA:CPU runs them as all-reduce + slice (see test_strategy_fidelity).
@@ -215,7 +220,7 @@ def test_divisibility_and_size_one_axes():
     strategies = enumerate_strategies(space, [(6, 8)], [F32], [(6, 8)], [F32], DeviceMesh((1, 4)))
     assert [s.name for s in strategies] == ["replicated", "l1->1"]
     strategies = enumerate_strategies(space, [(6, 8)], [F32], [(6, 8)], [F32], DeviceMesh((2, 4)),
-                                      StrategyOptions(allow_mixed_mesh_shape=True))
+                                      StrategyOptions(allow_flattened_mesh=True))
     assert [s.name for s in strategies] == ["replicated", "l1->1", "l0->0", "l0->0 l1->1", "l1->0", "l1->{0,1}"]
 
 

@@ -1,5 +1,5 @@
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4' | FileCheck %s
-// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 allow-mixed-mesh-shape' | FileCheck %s --check-prefix=MESH2X4
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 allow-flattened-mesh' | FileCheck %s --check-prefix=MESH2X4
 
 // Small batch, big weights: Megatron's MLP. The first matmul splits its columns, the
 // second its rows (the contracting dimension) and ends in the one all-reduce; the

@@ -6,10 +6,12 @@
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 force-data-parallel batch-args=0 zero-stage=3' | FileCheck %s --check-prefix=ZERO3
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 memory-budget=300000' | FileCheck %s --check-prefix=BUDGET
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 batch-args=0 force-batch-dim-to-mesh-dim=1' | FileCheck %s --check-prefix=BATCH-AXIS
-// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2,2' | FileCheck %s --check-prefix=FLAT
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 batch-args=0 force-batch-dim-to-mesh-dim=0' | FileCheck %s --check-prefix=BATCH-AXIS0
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2,2 allow-flattened-mesh' | FileCheck %s --check-prefix=FLAT
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2,2 allow-mixed-mesh-shape' | FileCheck %s --check-prefix=MIXED
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 batch-args=0' | FileCheck %s --check-prefix=MESH2X4
-// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 batch-args=0 allow-mixed-mesh-shape' | FileCheck %s --check-prefix=MIXED2X4
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 batch-args=0 allow-flattened-mesh' | FileCheck %s --check-prefix=FLAT2X4
+// RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,4 batch-args=0 allow-mixed-mesh-shape' | FileCheck %s --check-prefix=FLAT2X4
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 allow-replicated-parameters=false' | FileCheck %s --check-prefix=NO-REPLICATED
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 batch-args=0' | FileCheck %s --check-prefix=BATCH
 // RUN: alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=1,4 batch-args=0 allow-all-gather=false' | FileCheck %s --check-prefix=NO-GATHER
@@ -43,12 +45,17 @@ func.func @mlp_memory_budget(%x: tensor<64x128xf32>, %w1: tensor<128x512xf32>, %
 
 // force-batch-dim-to-mesh-dim=1 puts the batch of argument 0 on mesh axis 1 (by
 // default this matmul splits only the weight's columns); axis 0 goes to the columns.
+// On a 1x4 mesh, =0 names an axis of size 1: the batch stays whole (it is not split
+// over axis 1 instead, as batch arguments otherwise are).
 // CHECK-LABEL: func @batch_dim_to_mesh_dim
 // CHECK-SAME: %arg0: tensor<64x256xf32> {mhlo.sharding = "{replicated}"}
 // BATCH-AXIS-LABEL: func @batch_dim_to_mesh_dim
 // BATCH-AXIS-SAME: %arg0: tensor<64x256xf32> {mhlo.sharding = "{devices=[2,1,2]<=[2,2]T(1,0) last_tile_dim_replicate}"}
 // BATCH-AXIS-SAME: %arg1: tensor<256x256xf32> {mhlo.sharding = "{devices=[1,2,2]<=[4] last_tile_dim_replicate}"}
 // BATCH-AXIS: stablehlo.dot_general {{.*}} {mhlo.sharding = "{devices=[2,2]<=[2,2]T(1,0)}"}
+// BATCH-AXIS0-LABEL: func @batch_dim_to_mesh_dim
+// BATCH-AXIS0-SAME: %arg0: tensor<64x256xf32> {mhlo.sharding = "{replicated}"}
+// BATCH-AXIS0-SAME: %arg1: tensor<256x256xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"}
 func.func @batch_dim_to_mesh_dim(%x: tensor<64x256xf32>, %w: tensor<256x256xf32>) -> tensor<64x256xf32> {
   %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x256xf32>, tensor<256x256xf32>) -> tensor<64x256xf32>
   return %0 : tensor<64x256xf32>
@@ -56,9 +63,9 @@ func.func @batch_dim_to_mesh_dim(%x: tensor<64x256xf32>, %w: tensor<256x256xf32>
 
 // -----
 
-// A 4x2 output on a 2x2x2 mesh: by default a loop takes at most one axis, so one
-// axis must split the contraction (an all-reduce); allow-mixed-mesh-shape lets the
-// 4 rows take two axes and the 2 columns the third, with no communication.
+// A 4x2 output on a 2x2x2 mesh: a loop takes one axis or (allow-flattened-mesh) all
+// three, so one axis must split the contraction (an all-reduce); allow-mixed-mesh-shape
+// lets the 4 rows take two axes and the 2 columns the third, with no communication.
 // FLAT-LABEL: func @mixed_mesh_shape
 // FLAT: stablehlo.dot_general {{.*}} {mhlo.sharding = "{devices=[2,2,2]{{.*}} last_tile_dim_replicate}"}
 // MIXED-LABEL: func @mixed_mesh_shape
@@ -72,14 +79,15 @@ func.func @mixed_mesh_shape(%x: tensor<4x1024xf32>, %w: tensor<1024x2xf32>) -> t
 
 // A data-parallel MLP on a 2x4 mesh: by default a tensor dimension takes at most one
 // mesh axis (XLA's allow_mixed_mesh_shape=false), so the batch is split 2 or 4 ways
-// and the weights over the other axis; allow-mixed-mesh-shape splits the batch over
-// all 8 devices (S^{01}, 1-D data parallelism on the 2-D mesh) and replicates them.
+// and the weights over the other axis; allow-flattened-mesh (or allow-mixed-mesh-shape)
+// splits the batch over all 8 devices (S^{01}, 1-D data parallelism on the 2-D mesh)
+// and replicates them.
 // MESH2X4-LABEL: func @data_parallel_2d
 // MESH2X4-NOT: devices=[8,1]
 // MESH2X4: return
-// MIXED2X4-LABEL: func @data_parallel_2d
-// MIXED2X4-SAME: %arg0: tensor<1024x64xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"}
-// MIXED2X4-SAME: %arg1: tensor<64x64xf32> {mhlo.sharding = "{replicated}"}
+// FLAT2X4-LABEL: func @data_parallel_2d
+// FLAT2X4-SAME: %arg0: tensor<1024x64xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"}
+// FLAT2X4-SAME: %arg1: tensor<64x64xf32> {mhlo.sharding = "{replicated}"}
 func.func @data_parallel_2d(%x: tensor<1024x64xf32>, %w1: tensor<64x64xf32>, %w2: tensor<64x64xf32>) -> tensor<1024x64xf32> {
   %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0] : (tensor<1024x64xf32>, tensor<64x64xf32>) -> tensor<1024x64xf32>
   %1 = stablehlo.tanh %0 : tensor<1024x64xf32>
