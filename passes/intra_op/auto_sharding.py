@@ -192,9 +192,8 @@ class AutoShardingPass(MeshOptions, Pass):
         if self.prefer_reduce_scatter:
             # Sec. 4.2's rewrite turns an all-reduce into a reduce-scatter and, where the
             # value is needed whole, an all-gather: the same bytes, one collective latency
-            # more. Preferring it (ZeRO-2: gradients and optimizer state sharded, whatever
-            # the optimizer) credits that latency back, so the bytes decide and ties go
-            # to the reduce-scatter.
+            # more. Preferring it (ZeRO-2: gradients and optimizer state sharded) credits
+            # that latency back, so the bytes decide and ties go to the reduce-scatter.
             for node in graph.nodes:
                 node.costs = node.costs - np.array([sum(
                     max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS
