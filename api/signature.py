@@ -96,6 +96,10 @@ def _leaf_type(leaf: Any, name: str, function: str) -> tuple[tuple[int, ...], np
     except TypeError:
         raise TypeError(f"{name} of {function} is a {type(leaf).__name__}, which is not an array type JAX "
                         "accepts; pass arrays (or make it a static argument)") from None
+    if jax.dtypes.issubdtype(aval.dtype, jax.dtypes.prng_key):
+        raise TypeError(f"{name} of {function} is a typed PRNG key ({aval.dtype}), which parallelize does not "
+                        "take yet; pass jax.random.key_data(key) and wrap it back with jax.random.wrap_key_data "
+                        "inside the function, or use a raw jax.random.PRNGKey")
     return tuple(aval.shape), np.dtype(aval.dtype), bool(getattr(aval, "weak_type", False))
 
 

@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from alpa_mlir.signature import training_state
+from alpa_mlir.signature import call_signature, training_state
 
 W = jax.ShapeDtypeStruct((4, 3), jnp.float32)
 B = jax.ShapeDtypeStruct((3,), jnp.float32)
@@ -64,3 +64,10 @@ def test_batch_and_static_arguments_are_skipped():
     assert pairs == ((0, 0),)
     # A batch that comes back (an identity-like step) is not state when skipped.
     assert training_state(lower(lambda b: b * 2, X), skip=(0,)) == ()
+
+
+def test_a_typed_prng_key_is_refused_with_what_to_pass_instead():
+    with pytest.raises(TypeError, match=r"args\[1\] of step is a typed PRNG key .*jax.random.key_data"):
+        call_signature((jnp.ones(3), jax.random.key(0)), {}, (), "step")
+    # Its raw data is an ordinary uint32 array.
+    assert call_signature((jax.random.key_data(jax.random.key(0)),), {}, (), "step").leaves
