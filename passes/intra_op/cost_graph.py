@@ -10,7 +10,8 @@ its operand, the matching argument of its body and condition, and the value its
 body yields are one loop-carried value with one ``carry`` node, which defines the
 block arguments and gets edges from the operand and the yielded value; a
 ``case``/``if`` result is a ``carry`` node with an edge from the value every branch
-returns. Carried values choose their shardings independently of each other.
+returns; an ``optimization_barrier`` result is one with an edge from its operand.
+Carried values choose their shardings independently of each other.
 
 Sec. 4.2's merging: a computationally trivial op (not heavy) follows its deepest
 operand when, for every algorithm of that operand, it has an algorithm that takes
@@ -38,6 +39,9 @@ from .strategies import StrategyOptions, enumerate_strategies
 from .strategy import Collective, IterationSpace, Strategy
 
 CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if")
+# An identity on each operand (jax.checkpoint's fence around saved values): like a
+# while's loop-carried values, each operand and result pair takes its own sharding.
+BARRIER = "stablehlo.optimization_barrier"
 TERMINATORS = ("func.return", "stablehlo.return")
 # Ops that produce any layout without communication (from nothing or a lower rank).
 FREE_PRODUCERS = ("stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim")
@@ -142,7 +146,7 @@ class Graph:
                 self._add_op(op)
 
     def _add_op(self, op: ir.Operation) -> None:
-        if op.name in CONTROL_FLOW:
+        if op.name in CONTROL_FLOW or op.name == BARRIER:
             self._add_control_flow(op)
             return
         shapes = tuple(shape_of(r) for r in op.results)
@@ -161,19 +165,20 @@ class Graph:
         self._propagate_batch(node, op)
 
     def _add_control_flow(self, op: ir.Operation) -> None:
-        """One ``carry`` node per result: every loop-carried value (``while``) or branch
-        result (``case``/``if``) takes its own sharding, which the operand, the region's
-        arguments, the value each region yields and the result all share."""
-        is_while = op.name == "stablehlo.while"
+        """One ``carry`` node per result: every loop-carried value (``while``), branch
+        result (``case``/``if``) or value passing a barrier takes its own sharding, which
+        the operand, the region's arguments, the value each region yields and the result
+        all share."""
+        carries_operands = op.name in ("stablehlo.while", BARRIER)  # result i is operand i
         carries = []
         for number, result in enumerate(op.results):
             shape = shape_of(result)
             node = Node("carry", f"{op.name} result #{number}", [], op=op, index=number, shapes=(shape,),
                         itemsizes=(itemsize_of(result),))
-            operands = [op.operands[number]] if is_while else []
-            index = self._add(node, _value_space(shape, consumes=is_while), operands)
+            operands = [op.operands[number]] if carries_operands else []
+            index = self._add(node, _value_space(shape, consumes=carries_operands), operands)
             carries.append(index)
-            if is_while:
+            if carries_operands:
                 self._use(index, op.operands[number], "operand", 0, op, number)
                 dims = self.batch_dims.get(op.operands[number])
                 if dims:

@@ -270,12 +270,6 @@ def test_bitcast_convert_needs_same_width():
     assert space is None
 
 
-def test_optimization_barrier_pairs_operands_and_results():
-    fn = lambda a, b: jax.lax.optimization_barrier((a, b))  # noqa: E731
-    space = _only(fn, jnp.ones((4, 8), F32), jnp.ones((3,), F32), name="stablehlo.optimization_barrier")
-    assert space == IterationSpace((4, 8, 3), ((0, 1), (2,)), ((0, 1), (2,)))
-
-
 def test_sharding_custom_call_is_identity_others_have_no_rule():
     space = _parse_op("""func.func @f(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
       %0 = stablehlo.custom_call @Sharding(%a) {mhlo.sharding = "{replicated}"} : (tensor<4x8xf32>) -> tensor<4x8xf32>

@@ -343,20 +343,6 @@ def dynamic_update_slice(op: ir.Operation) -> IterationSpace | None:
     return _same_loops(op, [update[d] == size for d, size in enumerate(shape)])
 
 
-@register_rule("stablehlo.optimization_barrier")
-def optimization_barrier(op: ir.Operation) -> IterationSpace | None:
-    """Operand ``i`` and result ``i`` share their loops; tokens have none."""
-    loop_sizes: list[int] = []
-    maps: list[Dims | None] = []
-    for shape in _shapes(op.operands):
-        if shape is None:
-            maps.append(None)
-            continue
-        maps.append(tuple(range(len(loop_sizes), len(loop_sizes) + len(shape))))
-        loop_sizes.extend(shape)
-    return IterationSpace(tuple(loop_sizes), tuple(maps), tuple(maps))
-
-
 @register_rule("stablehlo.custom_call")
 def custom_call(op: ir.Operation) -> IterationSpace | None:
     """Only JAX's ``Sharding`` annotation (an identity) has a loop nest."""

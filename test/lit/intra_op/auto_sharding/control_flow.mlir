@@ -139,3 +139,18 @@ func.func @while_two_carries_one_axis(%a0: tensor<1024x256xf32> {mhlo.sharding =
   }
   return %0#1, %0#2 : tensor<1024x256xf32>, tensor<1024x256xf32>
 }
+
+// -----
+
+// jax.checkpoint's barrier around Megatron's two weights: each value passes it in
+// its own sharding (columns and rows split), not all but one gathered.
+// CHECK-LABEL: func @barrier_values_keep_their_own_shardings
+// CHECK-NOT: custom_call @Sharding
+// CHECK: stablehlo.optimization_barrier {mhlo.sharding = "{{[{][{]}}devices=[1,4]<=[4]}, {devices=[4,1]<=[4]}}"}
+// CHECK-NOT: custom_call @Sharding
+func.func @barrier_values_keep_their_own_shardings(%x: tensor<8x1024xf32>, %w1: tensor<1024x4096xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"}, %w2: tensor<4096x1024xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"}) -> tensor<8x1024xf32> {
+  %0:2 = stablehlo.optimization_barrier %w1, %w2 : tensor<1024x4096xf32>, tensor<4096x1024xf32>
+  %1 = stablehlo.dot_general %x, %0#0, contracting_dims = [1] x [0] : (tensor<8x1024xf32>, tensor<1024x4096xf32>) -> tensor<8x4096xf32>
+  %2 = stablehlo.dot_general %1, %0#1, contracting_dims = [1] x [0] : (tensor<8x4096xf32>, tensor<4096x1024xf32>) -> tensor<8x1024xf32>
+  return %2 : tensor<8x1024xf32>
+}
