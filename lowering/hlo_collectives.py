@@ -377,6 +377,20 @@ def ring_factor(kind: str, group: int) -> float:
     return (2.0 if kind == "all-reduce" else 1.0) * (group - 1) / group
 
 
+def instruction_computations(hlo_text: str) -> dict[str, str]:
+    """The computation each instruction (by name) belongs to."""
+    found, name = {}, ""
+    for line in _strip_comments(hlo_text).splitlines():
+        header = _COMPUTATION.match(line)
+        if header:
+            name = header.group("name")
+            continue
+        inst = _parse_instruction(line)
+        if inst is not None:
+            found[inst.name] = name
+    return found
+
+
 def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
     """For every all-reduce (by name), per element: whether each use of it only dynamic-slices it.
 

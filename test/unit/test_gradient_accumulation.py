@@ -11,7 +11,7 @@ import pytest
 
 import alpa_mlir
 from alpa_mlir import AutoShardingError, DataParallel, ShardParallel, parallelize
-from alpa_mlir.lowering.hlo_collectives import parse_collectives
+from alpa_mlir.lowering.hlo_collectives import instruction_computations, parse_collectives
 
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
 
@@ -56,20 +56,12 @@ def all_reduce_bytes(hlo_text: str, trips: int) -> tuple[int, int]:
     """Bytes all-reduced per step, and of those inside a loop: a collective in a ``while``
     body runs once per trip (``parse_collectives`` lists it once)."""
     bodies = set(re.findall(r"body=%?([\w.\-]+)", hlo_text))
-    computation, looped = None, {}
-    for line in hlo_text.splitlines():
-        header = re.match(r"^(?:ENTRY\s+)?%?([\w.\-]+)\s.*\{\s*$", line)
-        if header:
-            computation = header[1]
-            continue
-        instruction = re.match(r"^\s*(?:ROOT\s+)?%?([\w.\-]+)\s*=", line)
-        if instruction:
-            looped[instruction[1]] = computation in bodies
+    computation = instruction_computations(hlo_text)
     total = inside = 0
     for collective in parse_collectives(hlo_text):
         if collective.kind != "all-reduce":
             continue
-        if looped[collective.name]:
+        if computation[collective.name] in bodies:
             inside += collective.bytes * trips
         else:
             total += collective.bytes

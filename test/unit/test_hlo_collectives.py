@@ -12,6 +12,7 @@ from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.hlo_collectives import (
     HloParseError,
     dtype_bits,
+    instruction_computations,
     mesh_axes_of_groups,
     parse_collectives,
     ring_factor,
@@ -290,3 +291,19 @@ def test_ring_factor() -> None:
     assert ring_factor("all-reduce", 4) == 1.5
     assert ring_factor("all-gather", 4) == ring_factor("reduce-scatter", 4) == 0.75
     assert ring_factor("collective-permute", 2) == 1.0
+
+
+def test_instruction_computations_names_each_instructions_computation():
+    text = """HloModule m
+
+%body (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %ar = f32[4]{0} all-reduce(%p), replica_groups={{0,1}}, to_apply=%add
+}
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  ROOT %y = f32[4]{0} negate(%x)
+}
+"""
+    assert instruction_computations(text) == {"p": "body", "ar": "body", "x": "main", "y": "main"}
