@@ -37,6 +37,7 @@ from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingError, ShardingSpec
 from ..passes.export.clamp_dynamic_slice_starts import ClampDynamicSliceStartsPass
 from ..passes.export.reshape_degenerate_transposes import ReshapeDegenerateTransposesPass
+from ..passes.export.squeeze_broadcast_operands import SqueezeBroadcastOperandsPass
 from ..passes.registry import Diagnostics
 from .hlo_collectives import HloCollective, parse_collectives
 
@@ -149,10 +150,12 @@ def read_signature(module: ir.Module) -> ModuleSignature:
 
 def _load(module: ir.Module | str) -> tuple[bytes, ModuleSignature]:
     """Bytecode and signature of a module object (from any context) or its text, after
-    two passes that keep XLA (jaxlib 0.10.2) from computing wrong values:
-    ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the partitioner's slices
-    of a dynamic slice with the wrong clamp) and ``alpa-reshape-degenerate-transposes``
-    (its import drops the sharding of such a transpose). A module object is copied, not
+    the passes that keep XLA (jaxlib 0.10.2) from computing wrong values or adding
+    collectives: ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the
+    partitioner's slices of a dynamic slice with the wrong clamp),
+    ``alpa-reshape-degenerate-transposes`` (its import drops the sharding of such a
+    transpose) and ``alpa-squeeze-broadcast-operands`` (its partitioner all-reduces a
+    broadcast operand split along a size-1 dimension). A module object is copied, not
     changed."""
     if isinstance(module, str):
         with make_context():
@@ -167,7 +170,8 @@ def _load(module: ir.Module | str) -> tuple[bytes, ModuleSignature]:
 
 def _xla_bytecode(module: ir.Operation) -> bytes:
     """``module`` (changed in place) as the bytecode XLA compiles."""
-    for xla_workaround in (ClampDynamicSliceStartsPass(), ReshapeDegenerateTransposesPass()):
+    for xla_workaround in (ClampDynamicSliceStartsPass(), ReshapeDegenerateTransposesPass(),
+                           SqueezeBroadcastOperandsPass()):
         xla_workaround.apply(module, Diagnostics([]))
     output = io.BytesIO()
     module.write_bytecode(file=output)

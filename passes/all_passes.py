@@ -1,7 +1,13 @@
 """Imports every pass module so that each registers itself (see ``registry.register``)."""
 
 from . import pipelines  # noqa: F401
-from .export import clamp_dynamic_slice_starts, export_sdy, reshape_degenerate_transposes, strip_sharding  # noqa: F401
+from .export import (  # noqa: F401
+    clamp_dynamic_slice_starts,
+    export_sdy,
+    reshape_degenerate_transposes,
+    squeeze_broadcast_operands,
+    strip_sharding,
+)
 from .imports import (  # noqa: F401
     capture_while_invariants,
     fold_broadcasts,
