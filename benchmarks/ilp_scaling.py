@@ -61,7 +61,7 @@ def count_ops(module: ir.Module) -> int:
 
 
 def run_one(config: models.GPTConfig, mesh: tuple[int, ...], batch_size: int, time_limit: float,
-            workdir: Path) -> dict:
+            workdir: Path, share_reshardings: bool = False) -> dict:
     """Lower, import and auto-shard one GPT step; the row of the table (with ``error`` on failure)."""
     row: dict = {"layers": config.layers, "mesh": "x".join(map(str, mesh))}
     start = time.perf_counter()
@@ -78,6 +78,8 @@ def run_one(config: models.GPTConfig, mesh: tuple[int, ...], batch_size: int, ti
     options = f"mesh-shape={shape} allow-flattened-mesh batch-args={','.join(map(str, batch_args))} report={report}"
     if time_limit:
         options += f" solver-time-limit={time_limit}"
+    if share_reshardings:
+        options += " share-reshardings"
     start = time.perf_counter()
     try:
         warnings = run_pipeline(module, f"builtin.module(alpa-auto-sharding{{{options}}})")
@@ -112,7 +114,8 @@ def markdown(result: dict) -> str:
     return markdown_table(
         "alpa-auto-sharding ILP scaling on GPT training steps", result,
         f"Model: GPT (Adam), hidden {s['hidden']}, heads {s['heads']}, seq {s['seq_len']}, vocab {s['vocab']}, "
-        f"{s['dtype']}, global batch {s['batch_size']}; solver HiGHS, time limit {s['time_limit'] or 'none'}. "
+        f"{s['dtype']}, global batch {s['batch_size']}; solver HiGHS, time limit {s['time_limit'] or 'none'}"
+        f"{'; share-reshardings' if s.get('share_reshardings') else ''}. "
         "\"pass s\" is the wall time of alpa-auto-sharding (strategy enumeration, costs, ILP, annotation); "
         "build/solve s are the ILP's own.", COLUMNS)
 
@@ -145,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vocab", type=int, default=51200)
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--time-limit", type=float, default=0.0, help="ILP solver seconds per run (0: none)")
+    parser.add_argument("--share-reshardings", action="store_true",
+                        help="the pass option share-reshardings (ShardParallel's default)")
     parser.add_argument("--out", default="benchmarks/results/ilp_scaling", help="output path without extension")
     args = parser.parse_args(argv)
     layers = [1, 2] if args.quick else [int(n) for n in args.layers.split(",")]
@@ -153,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                                vocab=args.vocab, dtype=args.dtype)
     settings = {"hidden": args.hidden, "heads": args.heads, "seq_len": args.seq_len, "vocab": args.vocab,
                 "dtype": args.dtype, "batch_size": args.batch_size, "time_limit": args.time_limit,
+                "share_reshardings": args.share_reshardings,
                 "layers": layers, "meshes": ["x".join(map(str, m)) for m in meshes]}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -161,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as workdir:
         for i, (mesh, n) in enumerate(runs, 1):
             print(f"[{i}/{len(runs)}] mesh {'x'.join(map(str, mesh))}, {n} layers ...", flush=True)
-            row = run_one(dataclasses.replace(base, layers=n), mesh, args.batch_size, args.time_limit, Path(workdir))
+            row = run_one(dataclasses.replace(base, layers=n), mesh, args.batch_size, args.time_limit, Path(workdir),
+                          args.share_reshardings)
             result["runs"].append(row)
             print("    " + (f"error: {row['error']}" if "error" in row else
                            f"{row['ops']} ops, {row['nodes']} -> {row['nodes_after_reduction']} nodes, "

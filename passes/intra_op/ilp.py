@@ -143,8 +143,10 @@ def brute_force(graph: CostGraph, memory_budget: float | None = None) -> tuple[t
 
 
 def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "HIGHS",
-          time_limit: float | None = None) -> Solution:
-    """The strategy per node minimising Eq. 1 (followers included) within ``memory_budget`` bytes per device."""
+          time_limit: float | None = None, presolve: bool = False) -> Solution:
+    """The strategy per node minimising Eq. 1 (followers included) within ``memory_budget`` bytes per device.
+
+    ``presolve``: HiGHS presolves the LP relaxation (see ``_run_solver``)."""
     start = time.perf_counter()
     solver = solver.upper()  # CVXPY's solver names are upper case
     solver_opts = _solver_options(solver, time_limit)
@@ -169,7 +171,7 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
         make, s_id, n_con, need = _build_ilp(nodes, costs, edges, memory, memory_budget, graph)
         build_seconds = time.perf_counter() - start
         tic = time.perf_counter()
-        problem, s, status, method = _run_solver(make, solver, solver_opts, memory_budget, need)
+        problem, s, status, method = _run_solver(make, solver, solver_opts, memory_budget, need, presolve)
         solve_seconds = time.perf_counter() - tic
         n_var = sum(v.size for v in problem.variables())
         value = float(problem.value) + constant
@@ -448,18 +450,20 @@ def _build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: _Edges, me
 
 
 def _run_solver(make: Callable, solver: str, opts: dict, memory_budget: float | None,
-                need: np.ndarray | None) -> tuple[cp.Problem, cp.Variable, str, str]:
+                need: np.ndarray | None, presolve: bool = False) -> tuple[cp.Problem, cp.Variable, str, str]:
     """The solved problem, its s, the status ("optimal" | "feasible") and the method
     ("lp-relaxation" | "milp")."""
     # The marginal linearisation is tight on these graphs: the LP relaxation mostly has
     # an integral optimum, which is then optimal for the MILP too (its bound is the
     # MILP's). HiGHS's simplex solves that LP without presolve several times faster than
     # its MIP run (GPT-3 1.3B, 24 layers, (2, 4): 6 s against 42 s). Otherwise, or if the
-    # LP stops at the time limit, the MILP runs as usual.
+    # LP stops at the time limit, the MILP runs as usual. Presolve is off unless asked
+    # for: on that LP it costs time (9.6 against 16.1 s), while with the copy nodes of
+    # share-reshardings it saves more (86.8 against 29.9 s; measured 2026-11-26).
     if solver == "HIGHS":
         start = time.perf_counter()
         problem, s = make(integer=False)
-        _solve(problem, solver, dict(opts, presolve="off"))
+        _solve(problem, solver, dict(opts, presolve="on" if presolve else "off"))
         if problem.status == cp.OPTIMAL and np.abs(s.value - np.round(s.value)).max() < INTEGRALITY_TOLERANCE:
             return problem, s, "optimal", "lp-relaxation"
         if "time_limit" in opts:  # the limit is for both solves together

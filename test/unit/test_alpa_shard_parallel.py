@@ -24,11 +24,9 @@ Each case checks two things:
 
 Not covered here: gradient accumulation and the options ``allow_mixed_mesh_shape``,
 ``allow_all_gather``, ``allow_all_to_all`` and ``force_zero_stage_3`` (their own work);
-the BERT MLM and MoE LM models. Cases where our plan still sends more than Alpa's are
-left out until it does not (issue 11): tensor-parallel BERT layers on (4, 1) and (1, 4)
-(with and without remat, and with prefer_reduce_scatter), the tensor-parallel depthwise
-conv net. Under prefer_reduce_scatter on
-(2, 2), Alpa also expects every optimizer-state matrix split over both axes; ours
+the BERT MLM and MoE LM models. The one case where our plan still sends more than
+Alpa's is left out until it does not (issue 11): the tensor-parallel depthwise conv
+net. Under prefer_reduce_scatter on (2, 2), Alpa also expects every optimizer-state matrix split over both axes; ours
 splits it over one (checked: over at least one), at fewer bytes than Alpa's plan.
 """
 
@@ -55,10 +53,6 @@ DEVICES = 4  # Alpa's suite runs on four devices
 AXES = ("x", "y")
 ADAM = models.Adam(lr=1e-2)
 TOLERANCE = {"rtol": 1e-4, "atol": 1e-4}
-# Ring bytes ours may exceed the expected plan's by: XLA splits the size-1 dimension of a
-# (1, ..., n) value broadcast along a split batch (batch norm's keepdims mean) and
-# all-reduces it back, a few vector-sized collectives (test_end_to_end, deviation 3).
-SLACK = 256
 
 
 # ----------------------------------------------------------------------------- traffic
@@ -125,7 +119,7 @@ def check(step: Callable, args: tuple, method: ShardParallel, expected: tuple | 
     theirs = None
     if expected is not None:
         theirs = compiled_traffic(step, args, expected, plan.mesh)
-        assert ours.ring <= theirs.ring * 1.001 + SLACK, f"ours {ours} > Alpa's expected plan's {theirs}"
+        assert ours.ring <= theirs.ring * 1.001, f"ours {ours} > Alpa's expected plan's {theirs}"
     if kinds is not None:
         assert set(ours.by_kind) <= kinds, f"ours {ours} uses kinds beyond {kinds}; Alpa's expected plan: {theirs}"
     return Outcome(ours, theirs, plan)
@@ -470,6 +464,22 @@ def test_bert_layer_data_parallel(bert_data_parallel_args, mesh_shape):
     check(bert_step(8), args, method(mesh_shape), data_parallel(args, AXES))
 
 
+@pytest.mark.parametrize("mesh_shape", [(4, 1), (1, 4)])
+@pytest.mark.parametrize("variant", ["plain", "remat", "prefer_reduce_scatter"])
+def test_bert_layer_model_parallel(bert_model_parallel_args, mesh_shape, variant):
+    # Megatron's plan: one all-reduce per attention and per MLP, forward and backward.
+    # With jax.checkpoint the saved values pass an optimization barrier; under
+    # prefer_reduce_scatter ours reduce-scatters and all-gathers the replicated
+    # layer-norm and bias gradients (the same bytes), so only bytes are checked there.
+    args = bert_model_parallel_args
+    step = bert_step(8)
+    if variant == "remat":
+        step = adam_step(jax.checkpoint(lambda params, data: bert_step_loss(params, data, 8)))
+    options = {"prefer_reduce_scatter": True} if variant == "prefer_reduce_scatter" else {}
+    check(step, args, method(mesh_shape, **options), megatron(args, bert_megatron(args[0], one_d(mesh_shape))),
+          kinds=None if options else {"all-reduce"})
+
+
 def test_bert_layer_2d_mesh(bert_model_parallel_args):
     # Also Alpa's numerical-correctness case (two layers on this mesh against jax.jit),
     # at hidden size 128 rather than 256.
@@ -618,6 +628,6 @@ def test_moe_layer(mesh_shape):
     out = check(moe_step(16, 32), args, method(mesh_shape), kinds={"all-reduce", "all-to-all"})
     theirs = compiled_traffic(expected_step, args, (params, adam_specs(params), batch_split(args[2], AXES)),
                               out.plan.mesh)
-    assert out.ours.ring <= theirs.ring * 1.001 + SLACK, f"ours {out.ours} > Alpa's expected plan's {theirs}"
+    assert out.ours.ring <= theirs.ring * 1.001, f"ours {out.ours} > Alpa's expected plan's {theirs}"
     wi = next(i for i, leaf in enumerate(jax.tree.leaves(args[0])) if leaf is args[0]["wi"])
     assert out.plan.arguments[wi].spec.dims[0], "the experts are not split"

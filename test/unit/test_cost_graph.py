@@ -1,0 +1,162 @@
+"""The cost graph of Eq. 1 with ``share-reshardings``: a resharding several matmuls need is priced once.
+
+Also the pass's fallback when XLA's prices do not converge (``AutoShardingPass._solve``)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from jax._src.lib.mlir import ir
+
+from alpa_mlir.dialect.context import make_context
+from alpa_mlir.dialect.mesh import DeviceMesh
+from alpa_mlir.passes.intra_op import auto_sharding, ilp
+from alpa_mlir.passes.intra_op.cost_graph import Graph
+from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
+from alpa_mlir.passes.intra_op.strategies import StrategyOptions
+from alpa_mlir.passes.registry import Diagnostics
+
+# One value, x, read by two matmuls (as a layer's input is by its forward matmul and
+# by its weight gradient).
+TWO_READERS = """
+func.func @main(%x: tensor<64x32xf32>, %w1: tensor<32x16xf32>, %w2: tensor<32x16xf32>)
+    -> (tensor<64x16xf32>, tensor<64x16xf32>) {
+  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0]
+      : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  %1 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0]
+      : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
+  return %0, %1 : tensor<64x16xf32>, tensor<64x16xf32>
+}
+"""
+MESH = DeviceMesh((1, 4))
+
+
+@pytest.fixture()
+def func():
+    with make_context():
+        module = ir.Module.parse(TWO_READERS)
+        yield module.body.operations[0]
+
+
+def graph(func, share: bool) -> Graph:
+    g = Graph(func, MESH, StrategyOptions(), share=share)
+    if share:
+        g.share_reshardings()
+    return g
+
+
+def consistent_choices(g: Graph, dot_strategy: int) -> list[int]:
+    """Both matmuls take ``dot_strategy``; the weights come as it needs them and the
+    results leave as it makes them; x and the copy stay to be chosen (0 here)."""
+    choices = [0] * len(g.nodes)
+    dots = [i for i, n in enumerate(g.nodes) if n.kind == "op"]
+    for use in g.uses:
+        src, dst = g.nodes[use.src], g.nodes[use.dst]
+        if use.dst in dots:
+            choices[use.dst] = dot_strategy
+            if src.kind == "argument" and src.index > 0:  # a weight: given as needed
+                need = use.needs(dst)[dot_strategy]
+                choices[use.src] = next(j for j, s in enumerate(src.strategies) if s.results[0] == need)
+        elif dst.kind == "result":
+            given = src.strategies[dot_strategy].results[0]
+            choices[use.dst] = next(j for j, s in enumerate(dst.strategies) if s.results[0] == given)
+    return choices
+
+
+def test_the_matmuls_share_one_copy(func):
+    g = graph(func, share=True)
+    assert len(g.copies) == 1
+    src, result, copy = g.copies[0]
+    assert g.nodes[src].kind == "argument" and g.nodes[src].index == 0
+    readers = sorted(g.nodes[u.dst].label for n, u in enumerate(g.uses) if g._routed.get(n) == copy)
+    assert readers == ["stablehlo.dot_general"] * 2
+
+
+def test_a_layout_both_matmuls_need_is_paid_once(func):
+    shared, per_user = graph(func, share=True), graph(func, share=False)
+    x = shared.argument_node(0)
+    dot = next(n for n in shared.nodes if n.kind == "op")
+    x_use = next(u for u in shared.uses if u.src == x)
+    needs = x_use.needs(dot)
+    # A matmul algorithm that needs x column-split, while x comes row-split.
+    j = next(j for j, need in enumerate(needs) if need is not None and need.dims[1] and not need.dims[0])
+    need = needs[j]
+    given = next(i for i, s in enumerate(shared.nodes[x].strategies) if s.results[0].dims[0])
+    resharding = shared._cost(shared.nodes[x].strategies[given].results[0], need, (64, 32), 4)
+    assert resharding > 0
+
+    choices = consistent_choices(shared, j)
+    choices[x] = given
+    copy = shared.copies[0][2]
+    choices[copy] = next(i for i, s in enumerate(shared.nodes[copy].strategies) if s.results[0] == need)
+    once = ilp.objective(shared.cost_graph(memory=False), choices)
+    twice = ilp.objective(per_user.cost_graph(memory=False), choices[:copy])
+    assert once == pytest.approx(twice - resharding)
+    # The plan makes that resharding once, for both readers.
+    steps = [s for _, s in shared.chosen_reshardings(choices)]
+    assert steps == [((shared.nodes[x].strategies[given].results[0], need),)] * 2
+
+
+def test_a_copy_in_the_producers_layout_prices_each_user_as_before(func):
+    shared, per_user = graph(func, share=True), graph(func, share=False)
+    x, copy = shared.argument_node(0), shared.copies[0][2]
+    for j in range(len(next(n for n in shared.nodes if n.kind == "op").strategies)):
+        choices = consistent_choices(shared, j)
+        for i, strategy in enumerate(shared.nodes[x].strategies):
+            choices[x] = i
+            choices[copy] = next(c for c, s in enumerate(shared.nodes[copy].strategies)
+                                 if s.results[0] == strategy.results[0])
+            assert ilp.objective(shared.cost_graph(memory=False), choices) == pytest.approx(
+                ilp.objective(per_user.cost_graph(memory=False), choices[:copy]))
+
+
+def test_the_ilp_finds_the_brute_force_optimum_with_copies(func):
+    cost_graph = graph(func, share=True).cost_graph(memory=False)
+    solution = ilp.solve(cost_graph)
+    _, best = ilp.brute_force(cost_graph)
+    assert solution.objective == pytest.approx(best)
+    assert np.isfinite(best)
+
+
+# x comes row-split and both weights column-split, so the plan must reshard one of them
+# (the lit case share_reshardings.mlir).
+PINNED = """
+func.func @main(%x: tensor<96x256xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
+                %w1: tensor<256x64xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"},
+                %w2: tensor<256x64xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"})
+    -> (tensor<96x64xf32>, tensor<96x64xf32>) {
+  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0]
+      : (tensor<96x256xf32>, tensor<256x64xf32>) -> tensor<96x64xf32>
+  %1 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0]
+      : (tensor<96x256xf32>, tensor<256x64xf32>) -> tensor<96x64xf32>
+  return %0, %1 : tensor<96x64xf32>, tensor<96x64xf32>
+}
+"""
+
+
+def test_unconverged_repricing_keeps_the_cheaper_of_shared_and_per_user(monkeypatch):
+    # An oracle that prices every resharding of x 10x the model, the others as the
+    # model: with no round left to reprice, the shared plan (gather x once) is stale,
+    # and the plan without copies (gather both weights) is what XLA makes cheaper.
+    monkeypatch.setattr(auto_sharding, "MAX_REPRICING", 0)
+
+    def oracle(src, dst, shape, itemsize):
+        found = resharding_collectives(src, dst, shape, itemsize, MESH)
+        return tuple(replace(c, cost=c.cost * 10) for c in found) if shape == (96, 256) else found
+
+    with make_context():
+        module = ir.Module.parse(PINNED)
+        func = module.body.operations[0]
+        method = auto_sharding.AutoShardingPass(mesh_shape=(1, 4), share_reshardings=True)
+        g = Graph(func, MESH, StrategyOptions(), share=True)
+        assert method._pin(g, func, MESH, Diagnostics([]))
+        g.share_reshardings()
+        solution = method._solve(g, oracle)
+        assert not g.copies  # the plan without copies won
+        x = g.argument_node(0)
+        resharded = {g.nodes[use.src].index for use, _ in g.chosen_reshardings(solution.choices)}
+        assert resharded == {1, 2}  # the weights, not x
+        assert solution.objective == pytest.approx(ilp.objective(g.cost_graph(memory=False), solution.choices))
+        assert g.nodes[x].strategies[solution.choices[x]].results[0].dims[0]  # x stays row-split
