@@ -230,21 +230,23 @@ class AutoShardingPass(MeshOptions, Pass):
         solution, converged = self._rounds(graph, oracle)
         if converged or not graph.copies:
             return solution
-        graph.unshare_reshardings()
+        graph.share = False
         unshared, _ = self._rounds(graph, oracle)
-        return min(solution, unshared, key=lambda s: s.objective)
+        if solution.objective <= unshared.objective:
+            graph.share = True  # annotated as priced: through the copies
+            return solution
+        return unshared
 
     def _rounds(self, graph: Graph, oracle: ReshardingOracle | None) -> tuple[ilp.Solution, bool]:
         """The last round's plan with its objective at the latest prices, and whether
         XLA priced every resharding it picks as the ILP did."""
         for _ in range(MAX_REPRICING + 1):
-            cost_graph = graph.cost_graph(memory=self.memory_budget > 0)
-            solution = ilp.solve(cost_graph, memory_budget=self.memory_budget or None, solver=self.solver,
-                                 time_limit=self.solver_time_limit or None, presolve=bool(graph.copies))
+            solution = ilp.solve(graph.cost_graph(memory=self.memory_budget > 0),
+                                 memory_budget=self.memory_budget or None, solver=self.solver,
+                                 time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies))
             if oracle is None or not graph.measure_reshardings(solution.choices, oracle):
                 return solution, True
-        cost_graph = graph.cost_graph(memory=False)
-        return replace(solution, objective=ilp.objective(cost_graph, solution.choices)), False
+        return replace(solution, objective=ilp.objective(graph.cost_graph(memory=False), solution.choices)), False
 
     def _mesh(self, module: ir.Operation) -> DeviceMesh:
         found = module_mesh(module, MeshOptions())

@@ -118,7 +118,9 @@ class Graph:
     def __init__(self, func: ir.Operation, mesh: DeviceMesh, options: StrategyOptions,
                  batch_args: tuple[int, ...] = (), forbidden: frozenset[str] = frozenset(), share: bool = False):
         self.mesh = mesh
-        self.share = share  # share-reshardings: see the module docstring
+        # share-reshardings (see the module docstring); turned off after share_reshardings(),
+        # the copy nodes stay but price nothing, and Sec. 4.2's merging is as without it.
+        self.share = share
         self.options = options
         self.forbidden = forbidden  # collective kinds no resharding may use (allow-all-gather=false, ...)
         self.nodes: list[Node] = []
@@ -340,22 +342,15 @@ class Graph:
             self.copies.append((src, result, copy))
             self._routed.update(dict.fromkeys(numbers, copy))
 
-    def unshare_reshardings(self) -> None:
-        """Undo :meth:`share_reshardings`: every use priced from its producer again, and
-        Sec. 4.2's merging as without the option (the copy nodes stay, unconnected)."""
-        self.share = False
-        self.copies.clear()
-        self._routed.clear()
-
     # --------------------------------------------------------------------- costs
 
     def _priced_uses(self):
         """``(src, result, use)`` per edge of Eq. 1: each use from its copy if it has one,
         and each copy from its producer."""
         for number, use in enumerate(self.uses):
-            copy = self._routed.get(number)
+            copy = self._routed.get(number) if self.share else None
             yield (use.src, use.result, use) if copy is None else (copy, 0, use)
-        for src, result, copy in self.copies:
+        for src, result, copy in self.copies if self.share else ():
             yield src, result, Use(src, result, copy, "operand", 0)
 
     def cost_graph(self, memory: bool) -> CostGraph:
@@ -427,7 +422,7 @@ class Graph:
             need = use.needs(self.nodes[use.dst])[choices[use.dst]]
             if given is None or need is None or given == need:
                 continue
-            copy = self._routed.get(number)
+            copy = self._routed.get(number) if self.share else None
             via = self.nodes[copy].strategies[choices[copy]].results[0] if copy is not None else need
             yield use, ((given, need),) if via in (given, need) else ((given, via), (via, need))
 
