@@ -40,10 +40,9 @@ overcount: a GShard MoE layer then all-gathers its experts (689 KiB against 489)
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from jax._src.lib.mlir import ir
@@ -435,32 +434,16 @@ class Graph:
             src = self.nodes[use.src]
             shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
             for given, need in steps:
-                if (given, need, shape, itemsize) in self.measured:
+                key = (given, need, shape, itemsize)
+                if key in self.measured:
                     continue
-                found = oracle(given, need, shape, itemsize)
-                # The same answer for every relabelling of interchangeable mesh axes: on
-                # (2, 2, 2) the ILP otherwise meets a mispriced resharding once per axis
-                # order, one round each, and ran out of rounds.
-                for axes in self._symmetries():
-                    key = (_relabel(given, axes), _relabel(need, axes), shape, itemsize)
-                    if key in self.measured:
-                        continue
-                    before = self._cost(*key)
-                    self.measured[key] = tuple(replace(c, mesh_axes=tuple(axes[a] for a in c.mesh_axes))
-                                               for c in found)
-                    self._costs[key] = self._price(self.measured[key])
-                    changed += not np.isclose(self._costs[key], before, rtol=1e-9, atol=0.0)
+                before = self._cost(given, need, shape, itemsize)
+                self.measured[key] = oracle(given, need, shape, itemsize)
+                self._costs[key] = self._price(self.measured[key])
+                changed += not np.isclose(self._costs[key], before, rtol=1e-9, atol=0.0)
         if changed:
             self._matrices.clear()
         return changed
-
-    def _symmetries(self) -> list[tuple[int, ...]]:
-        """The permutations of the mesh axes (identity first) that keep each axis's size,
-        alpha and beta: relabelling by one changes no collective's cost."""
-        mesh = self.mesh
-        kinds = [(mesh.shape[a], mesh.alpha[a], mesh.beta[a]) for a in range(mesh.ndim)]
-        return [axes for axes in itertools.permutations(range(mesh.ndim))
-                if all(kinds[axes[a]] == kinds[a] for a in range(mesh.ndim))]
 
     def memory(self, node: Node) -> np.ndarray:
         """Bytes per device each algorithm keeps for the node's results (sinks alias; a
@@ -499,8 +482,3 @@ def _replicated_space(op: ir.Operation) -> IterationSpace:
         return None if shape is None else (None,) * len(shape)
 
     return IterationSpace((), tuple(whole(v) for v in op.operands), tuple(whole(r) for r in op.results))
-
-
-def _relabel(spec: ShardingSpec, axes: tuple[int, ...]) -> ShardingSpec:
-    """``spec`` with mesh axis ``a`` renamed ``axes[a]``."""
-    return ShardingSpec(tuple(tuple(axes[a] for a in dims) for dims in spec.dims))
