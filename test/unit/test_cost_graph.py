@@ -18,18 +18,27 @@ from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
 from alpa_mlir.passes.intra_op.strategies import StrategyOptions
 from alpa_mlir.passes.registry import Diagnostics
 
-# One value, x, read by two matmuls (as a layer's input is by its forward matmul and
-# by its weight gradient).
-TWO_READERS = """
-func.func @main(%x: tensor<64x32xf32>, %w1: tensor<32x16xf32>, %w2: tensor<32x16xf32>)
-    -> (tensor<64x16xf32>, tensor<64x16xf32>) {
-  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0]
-      : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
-  %1 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0]
-      : (tensor<64x32xf32>, tensor<32x16xf32>) -> tensor<64x16xf32>
-  return %0, %1 : tensor<64x16xf32>, tensor<64x16xf32>
-}
+
+def two_readers(x: tuple[int, int], width: int, x_pin: str = "", w_pin: str = "") -> str:
+    """One value, x, read by two matmuls (as a layer's input is by its forward matmul and
+    by its weight gradient), with optional ``mhlo.sharding`` pins on x and the weights."""
+    def typed(shape, pin):
+        attrs = f' {{mhlo.sharding = "{pin}"}}' if pin else ""
+        return f"tensor<{shape[0]}x{shape[1]}xf32>{attrs}"
+
+    w, y = (x[1], width), (x[0], width)
+    dot = f"contracting_dims = [1] x [0] : ({typed(x, '')}, {typed(w, '')}) -> {typed(y, '')}"
+    return f"""
+func.func @main(%x: {typed(x, x_pin)}, %w1: {typed(w, w_pin)}, %w2: {typed(w, w_pin)})
+    -> ({typed(y, '')}, {typed(y, '')}) {{
+  %0 = stablehlo.dot_general %x, %w1, {dot}
+  %1 = stablehlo.dot_general %x, %w2, {dot}
+  return %0, %1 : {typed(y, '')}, {typed(y, '')}
+}}
 """
+
+
+TWO_READERS = two_readers((64, 32), 16)
 MESH = DeviceMesh((1, 4))
 
 
@@ -122,18 +131,7 @@ def test_the_ilp_finds_the_brute_force_optimum_with_copies(func):
 
 # x comes row-split and both weights column-split, so the plan must reshard one of them
 # (the lit case share_reshardings.mlir).
-PINNED = """
-func.func @main(%x: tensor<96x256xf32> {mhlo.sharding = "{devices=[4,1]<=[4]}"},
-                %w1: tensor<256x64xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"},
-                %w2: tensor<256x64xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"})
-    -> (tensor<96x64xf32>, tensor<96x64xf32>) {
-  %0 = stablehlo.dot_general %x, %w1, contracting_dims = [1] x [0]
-      : (tensor<96x256xf32>, tensor<256x64xf32>) -> tensor<96x64xf32>
-  %1 = stablehlo.dot_general %x, %w2, contracting_dims = [1] x [0]
-      : (tensor<96x256xf32>, tensor<256x64xf32>) -> tensor<96x64xf32>
-  return %0, %1 : tensor<96x64xf32>, tensor<96x64xf32>
-}
-"""
+PINNED = two_readers((96, 256), 64, x_pin="{devices=[4,1]<=[4]}", w_pin="{devices=[1,4]<=[4]}")
 
 
 @pytest.mark.parametrize("x_factor, weight_factor, shared_wins", [(10, 1, False), (1.5, 10, True)])
