@@ -16,6 +16,7 @@ the volume is what each device sends in a ring implementation:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec
@@ -48,19 +49,45 @@ def collective(kind: CollectiveKind, nbytes: float, axes: tuple[int, ...], mesh:
 
 def tile_bytes(spec: ShardingSpec, shape: tuple[int, ...], itemsize: int, mesh: DeviceMesh) -> float:
     """Bytes of one device's tile of a tensor of ``shape`` sharded as ``spec``."""
-    elements = math.prod(math.ceil(size / spec.num_shards(d, mesh)) for d, size in enumerate(shape))
-    return float(elements * itemsize)
+    return _tile(spec.tile_shape(mesh), shape, itemsize)
+
+
+def _tile(counts: Sequence[int], shape: tuple[int, ...], itemsize: int) -> float:
+    """Bytes of a tile of ``shape`` cut into ``counts[d]`` pieces along each dimension ``d``."""
+    return float(math.prod(math.ceil(size / k) for size, k in zip(shape, counts)) * itemsize)
 
 
 def resharding_collectives(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...],
                            itemsize: int, mesh: DeviceMesh) -> tuple[Collective, ...]:
-    """The collectives that turn a tensor sharded as ``src`` into ``dst`` (Table 2).
+    """The collectives XLA's SPMD partitioner emits to turn ``src`` into ``dst``: Table 2's
+    cases in the partitioner's order and repertoire.
 
-    Per mesh axis: unused in ``src`` but used in ``dst`` is a local slice (free, case
-    1); used in ``src`` on another dimension or position than in ``dst`` is an
-    all-to-all on the source tile (cases 4 and 5); used in ``src`` but not in ``dst``
-    is an all-gather (cases 2 and 3), all such axes in one collective whose result is
-    the tile that remains sharded on the other axes.
+    Per mesh axis: *new* (unused in ``src``, used in ``dst``: a local slice, case 1),
+    *gathered* (used in ``src`` only: cases 2 and 3) or *moved* (on another dimension or
+    position: cases 4 and 5). With ``s`` and ``t`` the shard counts per dimension of
+    ``src`` and ``dst``, the partitioner (checked against its output, see
+    ``lowering.reshard_probe`` and ``test_reshard_probe``) does, first match:
+
+    1. nothing gathered or moved: a local slice, free;
+    2. each ``t[d]`` a multiple of ``s[d]`` (every destination tile inside a source
+       tile): a local slice and a collective permute of the destination tile;
+    3. only gathered axes: one all-gather per tensor dimension, the last first, each
+       growing the tile the previous one left (not one all-gather over all axes);
+    4. each ``s[d]`` a multiple of ``t[d]``: a collective permute of the source tile
+       that lines the devices up, then the all-gathers of 3 down to ``t``;
+    5. none gathered or new, and the moved axes go together, in their order, from one
+       tensor dimension to another (``S^{01}R`` to ``RS^{01}``, or one axis): one
+       all-to-all over them of the source tile;
+    6. otherwise: all-gathers as in 3 down to ``dst``'s number of tiles, then an
+       all-to-all and a collective permute of the destination tile. Table 2 composes
+       cheaper all-to-alls here that the partitioner does not emit; this rule is
+       exact for 3 in 5 of the pairs it prices and off by up to 7x either way on the
+       rest, which ``resharding-costs=xla`` asks XLA about.
+
+    Measured on 2,174 pairs of layouts of rank-2 and rank-3 tensors on (2, 2, 2) and
+    (2, 4) meshes: rules 1-5 are exact on all 1,139 they price, 81% of all pairs are
+    exact. Table 2's cases alone were exact for 3 in 10 of the (2, 2, 2) pairs and
+    priced a quarter of them below what XLA emits.
     """
     def place(spec: ShardingSpec, axis: int) -> tuple[int, int] | None:
         for dim, axes in enumerate(spec.dims):
@@ -68,19 +95,69 @@ def resharding_collectives(src: ShardingSpec, dst: ShardingSpec, shape: tuple[in
                 return dim, axes.index(axis)
         return None
 
-    moved, gathered = [], []
+    moved, gathered, new = [], [], []
     for axis in range(mesh.ndim):
-        if mesh.shape[axis] == 1:
-            continue
         before, after = place(src, axis), place(dst, axis)
-        if before is None or before == after:
+        if mesh.shape[axis] == 1 or before == after:
             continue
-        (moved if after is not None else gathered).append(axis)
+        (new if before is None else moved if after is not None else gathered).append(axis)
+    s, t = src.tile_shape(mesh), dst.tile_shape(mesh)
+    changed = tuple(sorted(moved + gathered + new))
+    if not moved and not gathered:
+        return ()
+    if all(b % a == 0 for a, b in zip(s, t)):
+        return (collective("collective-permute", tile_bytes(dst, shape, itemsize, mesh), changed, mesh),)
+    if not moved and not new:
+        return _gathers(src, gathered, shape, itemsize, mesh)
+    if all(a % b == 0 for a, b in zip(s, t)):
+        permute = collective("collective-permute", tile_bytes(src, shape, itemsize, mesh), changed, mesh)
+        return (permute,) + _gathers_to(src, dst, shape, itemsize, mesh)
+    if not gathered and not new and _one_block(src, dst, moved):
+        return (collective("all-to-all", tile_bytes(src, shape, itemsize, mesh), tuple(sorted(moved)), mesh),)
+    target = tile_bytes(dst, shape, itemsize, mesh)
+    return _gathers_to(src, dst, shape, itemsize, mesh) + (collective("all-to-all", target, changed, mesh),
+                                                           collective("collective-permute", target, changed, mesh))
+
+
+def _one_block(src: ShardingSpec, dst: ShardingSpec, moved: list[int]) -> bool:
+    """Whether the ``moved`` axes lie, in the same order, on one dimension of ``src`` and
+    on one of ``dst``."""
+    def order(spec: ShardingSpec) -> list[tuple[int, ...]]:
+        return [tuple(a for a in axes if a in moved) for axes in spec.dims if any(a in moved for a in axes)]
+
+    return len(order(src)) == 1 and order(src) == order(dst)
+
+
+def _gathers(src: ShardingSpec, gathered: list[int], shape: tuple[int, ...], itemsize: int,
+             mesh: DeviceMesh) -> tuple[Collective, ...]:
+    """The ``gathered`` axes, one all-gather per tensor dimension, the last first; each
+    one's result is the next one's operand."""
+    dims = list(src.dims)
     result = []
-    source_tile = tile_bytes(src, shape, itemsize, mesh)
-    for axis in moved:
-        result.append(collective("all-to-all", source_tile, (axis,), mesh))
-    if gathered:
-        kept = ShardingSpec(tuple(tuple(a for a in axes if a not in gathered) for axes in src.dims))
-        result.append(collective("all-gather", tile_bytes(kept, shape, itemsize, mesh), tuple(gathered), mesh))
+    for dim in reversed(range(len(dims))):
+        lost = tuple(a for a in dims[dim] if a in gathered)
+        if lost:
+            dims[dim] = tuple(a for a in dims[dim] if a not in gathered)
+            result.append(collective("all-gather", tile_bytes(ShardingSpec(tuple(dims)), shape, itemsize, mesh),
+                                     tuple(sorted(lost)), mesh))
+    return tuple(result)
+
+
+def _gathers_to(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], itemsize: int,
+                mesh: DeviceMesh) -> tuple[Collective, ...]:
+    """All-gathers by shard counts, one per tensor dimension, the last first, each down to
+    the greatest common divisor of the source's and the destination's count there, until
+    no more tiles than ``dst``'s remain."""
+    counts, target = list(src.tile_shape(mesh)), dst.tile_shape(mesh)
+    result = []
+    for dim in reversed(range(len(counts))):
+        if math.prod(counts) <= math.prod(target):
+            break
+        kept = math.gcd(counts[dim], target[dim])
+        if kept < counts[dim]:
+            group = counts[dim] // kept
+            counts[dim] = kept
+            lost = tuple(sorted(a for a in src.dims[dim] if a not in dst.dims[dim]))
+            axes = lost if math.prod(mesh.shape[a] for a in lost) == group else ()
+            result.append(collective("all-gather", _tile(counts, shape, itemsize), axes, mesh, group=group))
     return tuple(result)
