@@ -18,9 +18,12 @@ import os
 import sys
 import time
 
-import numpy as np
+if __name__ == "__main__":  # before importing jax: a process the launcher stops early has printed it
+    print(f"started pid={os.getpid()}", flush=True)
 
-from alpa_mlir.runtime import distributed
+import numpy as np  # noqa: E402
+
+from alpa_mlir.runtime import distributed  # noqa: E402
 
 
 def check() -> None:
@@ -107,5 +110,4 @@ def hang() -> None:
 
 
 if __name__ == "__main__":
-    print(f"started pid={os.getpid()}", flush=True)
     {"check": check, "exit-early": exit_early, "fail": fail, "hang": hang}[sys.argv[1]]()
