@@ -162,6 +162,7 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     else:
         records, constant = _eliminate(costs, edges)
         _prune_dominated(costs, edges)
+    edges = _fold_one_sided(costs, edges)
     nodes = sorted(costs)
     picks: dict[int, int] = {}
     if not nodes:
@@ -355,6 +356,25 @@ def _live_incidence(graph: CostGraph) -> sp.csr_matrix:
     rows = np.repeat(np.arange(len(graph.live_sets)), [len(set(live)) for live in graph.live_sets])
     cols = np.fromiter((v for live in graph.live_sets for v in sorted(set(live))), dtype=np.int64)
     return sp.csr_matrix((np.ones(len(cols)), (rows, cols)), shape=(len(graph.live_sets), len(graph.node_costs)))
+
+
+def _fold_one_sided(costs: dict[int, np.ndarray], edges: _Edges) -> _Edges:
+    """The edges left once those whose cost, over the strategies still allowed, depends on
+    one end's choice only (equal rows: on the second end's; equal columns: on the
+    first's) are added to that end's costs in ``costs``. Exact; such an edge (a consumer
+    whose strategies all need one layout, a producer whose strategies all give one)
+    then needs no e variables or marginal rows in the ILP."""
+    kept = {}
+    for (a, b), r in edges.items():
+        ok_a, ok_b = np.isfinite(costs[a]), np.isfinite(costs[b])
+        sub = r[np.ix_(ok_a, ok_b)]
+        if sub.size and (sub == sub[:1]).all():
+            costs[b] = costs[b] + np.where(ok_b, r[np.argmax(ok_a)], 0.0)
+        elif sub.size and (sub == sub[:, :1]).all():
+            costs[a] = costs[a] + np.where(ok_a, r[:, np.argmax(ok_b)], 0.0)
+        else:
+            kept[(a, b)] = r
+    return kept
 
 
 def _build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: _Edges, memory: tuple | None,

@@ -83,6 +83,42 @@ def test_random_graphs_include_every_path() -> None:
     assert {"optimal", "trivial", "infeasible"} <= set(statuses)
 
 
+
+def one_sided(graph: CostGraph, seed: int) -> CostGraph:
+    """``graph`` with each edge's cost made to depend on one end only (its first row or
+    column repeated, inf entries kept), and some edges left as they are."""
+    rng = np.random.default_rng(seed + 2000)
+    edges = []
+    for e in graph.edges:
+        pick = rng.random()
+        cost = e.cost if pick < 0.2 else np.broadcast_to(e.cost[:1] if pick < 0.6 else e.cost[:, :1], e.cost.shape)
+        edges.append(Edge(e.src, e.dst, np.array(cost)))
+    return CostGraph(graph.node_costs, tuple(edges), graph.follows, graph.node_memory, graph.live_sets)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_one_sided_edges_match_brute_force(seed: int) -> None:
+    # Folded into their end's costs before the ILP is built, with no e variables.
+    graph = one_sided(random_graph(seed), seed)
+    check_against_brute_force(graph, None)
+    peak = max(sum(graph.node_memory[v].max() for v in live) for live in graph.live_sets)
+    check_against_brute_force(graph, 0.7 * peak)
+
+
+def test_one_sided_edges_need_no_edge_variables() -> None:
+    # A memory budget keeps every node (no elimination): of the triangle's three edges,
+    # the two one-sided ones are folded, the third stays with its 2x2 e variables.
+    rng = np.random.default_rng(5)
+    costs = tuple(rng.random(2) for _ in range(3))
+    edges = (Edge(0, 1, np.array([[1.0, 2.0], [1.0, 2.0]])), Edge(1, 2, np.array([[3.0, 3.0], [0.5, 0.5]])),
+             Edge(0, 2, np.array([[0.0, 1.0], [1.0, 0.0]])))
+    memory = tuple(np.ones(2) * GIB for _ in range(3))
+    graph = CostGraph(costs, edges, (), memory, ((0, 1, 2),))
+    sol = solve(graph, 3 * GIB)
+    assert sol.stats.edges_after_reduction == 1
+    assert sol.stats.variables == 3 * 2 + 4
+    assert sol.objective == pytest.approx(brute_force(graph, 3 * GIB)[1])
+
 def chain(n: int, k: int, seed: int) -> list[Edge]:
     rng = np.random.default_rng(seed)
     return [Edge(i, i + 1, rng.random((k, k))) for i in range(n - 1)]
