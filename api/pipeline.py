@@ -17,11 +17,11 @@ from pathlib import Path
 import jax
 from jax._src.lib.mlir import ir
 
+from .dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, set_value_attrs, string_attr
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
 from .methods import ShardParallel
 from .passes import PipelineError, run_pipeline
-from .passes.annotations import MHLO_SHARDING, funcs, get_value_attrs, set_value_attrs, string_attr
 from .passes.export.export_sdy import ExportSdyPass
 from .passes.intra_op.plan import ShardingPlan
 from .passes.pipelines import ImportPipeline

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from jax._src.lib.mlir import ir
 
-from .passes.annotations import value_types
+from .dialect.annotations import value_types
 from .passes.intra_op.plan import PlanError, ShardingPlan
 
 SAVED_MODULE_KEY = "saved_module"

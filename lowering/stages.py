@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from jax._src.lib.mlir import ir
 
+from ..dialect.annotations import MESH_ATTR, funcs, mesh_from_attr, set_module_mesh, string_attr
 from ..dialect.context import make_context
 from ..dialect.mesh import DeviceMesh
-from ..passes.annotations import MESH_ATTR, funcs, mesh_from_attr, set_module_mesh, string_attr
 from .spmd import LoweringError
 
 

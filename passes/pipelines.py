@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .annotations import MeshOptions
+from ..dialect.annotations import MeshOptions
 from .export.export_sdy import ExportSdyPass
 from .imports.capture_while_invariants import CaptureWhileInvariantsPass
 from .imports.fold_broadcasts import FoldBroadcastsPass

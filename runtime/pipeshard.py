@@ -77,13 +77,13 @@ import numpy as np
 from jax._src.lib.mlir import ir
 from jax.sharding import NamedSharding
 
+from ..dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, value_types
 from ..dialect.jax_interop import spec_from_partition_spec, spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
 from ..dialect.schedule_ops import Accumulate, AllGather, Apply, Free, Instruction, Move, Recv, Run, Send, describe
 from ..dialect.sharding import ShardingError, ShardingSpec
 from ..lowering.spmd import aval_of, compile_module
 from ..lowering.stages import stage_mesh, stage_module
-from ..passes.annotations import MHLO_SHARDING, funcs, get_value_attrs, value_types
 from ..passes.reshard.cross_mesh_resharding import read_transfers
 from ..passes.reshard.reshard_plan import ReshardPlan, plan_reshard
 from ..passes.schedule.pipeline_schedule import read_step, read_streams

@@ -7,10 +7,7 @@ from dataclasses import dataclass, field
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
-from ...dialect.mesh import DeviceMesh
-from ...dialect.sdy import mesh_to_sdy, spec_to_sdy
-from ...dialect.sharding import Maximal, ShardingError, parse_mhlo_sharding, spec_from_sharding
-from ..annotations import (
+from ...dialect.annotations import (
     MESH_ATTR,
     MHLO_SHARDING,
     SDY_SHARDING,
@@ -25,6 +22,9 @@ from ..annotations import (
     sharded_ops,
     value_types,
 )
+from ...dialect.mesh import DeviceMesh
+from ...dialect.sdy import mesh_to_sdy, spec_to_sdy
+from ...dialect.sharding import Maximal, ShardingError, parse_mhlo_sharding, spec_from_sharding
 from ..registry import Diagnostics, Pass, register
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from jax._src.lib.mlir import ir
 
-from ..annotations import (
+from ...dialect.annotations import (
     MESH_ATTR,
     MHLO_SHARDING,
     NUM_PARTITIONS,

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from jax._src.lib.mlir import ir
 
+from ...dialect.annotations import MHLO_SHARDING, string_attr
 from ...dialect.context import walk
 from ...dialect.sharding import ShardingError, mhlo_tuple_elements
-from ..annotations import MHLO_SHARDING, string_attr
 from ..registry import Diagnostics, Pass, register
 
 

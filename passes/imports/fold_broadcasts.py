@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from jax._src.lib.mlir import ir
 
+from ...dialect.annotations import MHLO_SHARDING
 from ...dialect.context import walk
-from ..annotations import MHLO_SHARDING
 from ..registry import Diagnostics, Pass, register
 
 BROADCAST = "stablehlo.broadcast_in_dim"

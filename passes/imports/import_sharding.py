@@ -7,15 +7,7 @@ from dataclasses import dataclass
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
-from ...dialect.mesh import DeviceMesh
-from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
-from ...dialect.sharding import (
-    Maximal,
-    format_mhlo_sharding,
-    parse_mhlo_sharding,
-    spec_from_sharding,
-)
-from ..annotations import (
+from ...dialect.annotations import (
     MESH_ATTR,
     MHLO_SHARDING,
     SDY_CONSTRAINT_OPS,
@@ -34,6 +26,14 @@ from ..annotations import (
     sharded_ops,
     string_attr,
     value_types,
+)
+from ...dialect.mesh import DeviceMesh
+from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
+from ...dialect.sharding import (
+    Maximal,
+    format_mhlo_sharding,
+    parse_mhlo_sharding,
+    spec_from_sharding,
 )
 from ..registry import Diagnostics, Pass, register
 

@@ -7,11 +7,7 @@ from dataclasses import dataclass
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
-from ...dialect.mesh import DeviceMesh
-from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
-from ...dialect.sharding import Maximal, Replicated, ShardingError, parse_mhlo_sharding, spec_from_sharding
-from ...dialect.tile_map import uneven_dims
-from ..annotations import (
+from ...dialect.annotations import (
     MHLO_SHARDING,
     SDY_SHARDING,
     MeshOptions,
@@ -24,6 +20,10 @@ from ..annotations import (
     sharded_ops,
     value_types,
 )
+from ...dialect.mesh import DeviceMesh
+from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
+from ...dialect.sharding import Maximal, Replicated, ShardingError, parse_mhlo_sharding, spec_from_sharding
+from ...dialect.tile_map import uneven_dims
 from ..registry import Diagnostics, Pass, register
 
 

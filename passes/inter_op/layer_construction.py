@@ -9,8 +9,8 @@ from typing import Literal
 import numpy as np
 from jax._src.lib.mlir import ir
 
+from ...dialect.annotations import find_main
 from ...dialect.context import walk
-from ..annotations import find_main
 from ..imports.lower_pipeline_markers import SEGMENT_ATTR
 from ..intra_op.rules import itemsize_of, iteration_space, shape_of
 from ..registry import Diagnostics, Pass, register

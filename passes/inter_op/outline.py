@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from jax._src.lib.mlir import ir
 
+from ...dialect.annotations import string_attr
 from ...dialect.context import walk
-from ..annotations import string_attr
 from .training_step import step_ops
 
 GROUP = "alpa.outline_group"  # on each top-level op while outlining

@@ -15,12 +15,7 @@ from typing import Literal
 import numpy as np
 from jax._src.lib.mlir import ir
 
-from ...dialect.context import make_context, walk
-from ...dialect.mesh import DeviceMesh, PhysicalCluster
-from ...dialect.sharding import ShardingSpec
-from ...lowering.spmd import LoweringError
-from ...runtime.profiling import time_module
-from ..annotations import (
+from ...dialect.annotations import (
     MHLO_SHARDING,
     find_main,
     funcs,
@@ -29,6 +24,11 @@ from ..annotations import (
     result_shardings,
     set_value_attrs,
 )
+from ...dialect.context import make_context, walk
+from ...dialect.mesh import DeviceMesh, PhysicalCluster
+from ...dialect.sharding import ShardingSpec
+from ...lowering.spmd import LoweringError
+from ...runtime.profiling import time_module
 from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.cost_model import tile_bytes
 from ..intra_op.plan import ShardingPlan

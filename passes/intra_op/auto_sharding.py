@@ -8,9 +8,7 @@ from typing import Literal
 import numpy as np
 from jax._src.lib.mlir import ir
 
-from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec
-from ..annotations import (
+from ...dialect.annotations import (
     MHLO_SHARDING,
     SHARDING_CUSTOM_CALL,
     MeshOptions,
@@ -23,6 +21,8 @@ from ..annotations import (
     set_value_attrs,
     string_attr,
 )
+from ...dialect.mesh import DeviceMesh
+from ...dialect.sharding import ShardingSpec
 from ..registry import Diagnostics, Pass, register
 from . import ilp
 from .cost_graph import Graph, Node, ReshardingOracle

@@ -8,10 +8,10 @@ import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.alpa_ops import TRANSFER, build_all_gather, build_assemble, build_recv, build_send
+from ...dialect.annotations import MESH_ATTR, MHLO_SHARDING, find_main, get_value_attrs, mesh_from_attr
 from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingError, ShardingSpec
 from ...lowering.spmd import aval_of
-from ..annotations import MESH_ATTR, MHLO_SHARDING, find_main, get_value_attrs, mesh_from_attr
 from ..registry import Diagnostics, Pass, register
 from .reshard_plan import (
     LocalGather,

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
+from ...dialect.annotations import SDY_SHARDING, find_main, get_value_attrs, sdy_mesh_name, sdy_meshes
 from ...dialect.context import walk
-from ..annotations import SDY_SHARDING, find_main, get_value_attrs, sdy_mesh_name, sdy_meshes
 from ..imports.lower_pipeline_markers import APPLY_GRAD_ATTR, SEGMENT_ATTR
 from ..registry import Diagnostics, Pass, register
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import func
 
+from ...dialect.annotations import MESH_ATTR, find_main, funcs, mesh_from_attr
 from ...dialect.mesh import DeviceMesh
 from ...dialect.schedule_ops import Instruction, build_instruction, read_instruction, verify_schedule_op
-from ..annotations import MESH_ATTR, find_main, funcs, mesh_from_attr
 from ..inter_op.stage_construction import STAGE_ATTR
 from ..inter_op.training_step import APPLY, BACKWARD, FORWARD
 from ..registry import Diagnostics, Pass, register

@@ -14,8 +14,8 @@ from alpa_mlir.dialect.alpa_ops import (
     verify_alpa_ops,
     verify_op,
 )
+from alpa_mlir.dialect.annotations import mesh_to_attr
 from alpa_mlir.dialect.context import check_unregistered_ops, walk
-from alpa_mlir.passes.annotations import mesh_to_attr
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ import pytest
 from jax._src.lib.mlir import ir
 
 from alpa_mlir import models
+from alpa_mlir.dialect.annotations import funcs
 from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.lowering.spmd import compile_module
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.annotations import funcs
 from alpa_mlir.passes.inter_op.outline import OutlineError, extract, outline
 from alpa_mlir.passes.inter_op.training_step import step_ops
 from alpa_mlir.runtime.mesh_executable import MeshExecutable

@@ -12,10 +12,10 @@ from jax._src.lib.mlir import ir
 
 from alpa_mlir import models
 from alpa_mlir.dialect import make_context
+from alpa_mlir.dialect.annotations import funcs
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.lowering.spmd import compile_module
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.annotations import funcs
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
 
 MLP = models.MLPConfig(sizes=(64, 64, 64, 64, 64))

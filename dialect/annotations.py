@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from jax._src.lib.mlir import ir
 
-from ..dialect.context import walk
-from ..dialect.mesh import DeviceMesh
-from ..dialect.mesh_attr import MESH_ATTR, mesh_from_attr, mesh_to_attr  # noqa: F401 (shared)
-from ..dialect.sharding import mhlo_tuple_elements
+from .context import walk
+from .mesh import DeviceMesh
+from .mesh_attr import MESH_ATTR, mesh_from_attr, mesh_to_attr  # noqa: F401 (shared)
+from .sharding import mhlo_tuple_elements
 
 MHLO_SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
