@@ -61,6 +61,7 @@ from jax._src.lib.mlir import ir
 from .context import walk
 from .mesh import DeviceMesh
 from .mesh_attr import MESH_ATTR, mesh_from_attr
+from .names import TRANSFER_ATTR
 from .schedule_ops import SCHEDULE_PREFIX, verify_schedule_op
 from .sharding import ShardingError, ShardingSpec
 from .tile_map import tile_map
@@ -69,7 +70,6 @@ I64 = "i64"
 I64_ARRAY = "array<i64>"
 STRING = "string"
 DICTIONARY = "dictionary"
-TRANSFER = "alpa.transfer"
 SHARDING = "mhlo.sharding"
 
 
@@ -250,17 +250,17 @@ def _partitions(tile: Bounds, pieces: list[Bounds]) -> bool:
     return inside and disjoint and sum(_volume(p) for p in pieces) == _volume(tile)
 
 
-_TILE_ATTRS = {"channel_id": I64, "src_device": I64, "dst_device": I64, "tile": I64_ARRAY, TRANSFER: I64}
+_TILE_ATTRS = {"channel_id": I64, "src_device": I64, "dst_device": I64, "tile": I64_ARRAY, TRANSFER_ATTR: I64}
 
 ALPA_OPS: dict[str, AlpaOpDef] = {
     d.name: d for d in (
         AlpaOpDef("alpa.send", 1, 0, _TILE_ATTRS, lambda op: _verify_tile(op, op.operands[0], global_shape=True)),
         AlpaOpDef("alpa.recv", 0, 1, _TILE_ATTRS, _verify_recv),
         AlpaOpDef("alpa.all_gather", None, 1,
-                  {"all_gather_dim": I64, "devices": I64_ARRAY, TRANSFER: I64}, _verify_all_gather),
+                  {"all_gather_dim": I64, "devices": I64_ARRAY, TRANSFER_ATTR: I64}, _verify_all_gather),
         AlpaOpDef("alpa.assemble", None, 1,
-                  {"devices": I64_ARRAY, "tiles": I64_ARRAY, SHARDING: STRING, MESH_ATTR: DICTIONARY, TRANSFER: I64},
-                  _verify_assemble),
+                  {"devices": I64_ARRAY, "tiles": I64_ARRAY, SHARDING: STRING, MESH_ATTR: DICTIONARY,
+                   TRANSFER_ATTR: I64}, _verify_assemble),
     )
 }
 
@@ -319,7 +319,7 @@ def _flat(tiles: Sequence[Sequence[tuple[int, int]]]) -> ir.Attribute:
 def _tile_attrs(channel_id: int, src_device: int, dst_device: int,
                 tile: Sequence[tuple[int, int]], transfer: int) -> dict[str, ir.Attribute]:
     return {
-        TRANSFER: _i64(transfer),
+        TRANSFER_ATTR: _i64(transfer),
         "channel_id": _i64(channel_id),
         "src_device": _i64(src_device),
         "dst_device": _i64(dst_device),
@@ -346,7 +346,7 @@ def build_all_gather(pieces: Sequence[ir.Value], result_type: ir.Type, all_gathe
                      devices: Sequence[int], transfer: int) -> ir.Operation:
     """Insert an ``alpa.all_gather`` of ``pieces[k]`` (held by ``devices[k]``) at the current insertion point."""
     return ir.Operation.create("alpa.all_gather", operands=list(pieces), results=[result_type], attributes={
-        TRANSFER: _i64(transfer),
+        TRANSFER_ATTR: _i64(transfer),
         "all_gather_dim": _i64(all_gather_dim),
         "devices": ir.DenseI64ArrayAttr.get(list(devices)),
     })
@@ -360,7 +360,7 @@ def build_assemble(pieces: Sequence[ir.Value], devices: Sequence[int],
     ``mhlo.sharding`` string) and ``mesh`` (an ``alpa.mesh`` attribute) say how the
     result is laid out."""
     return ir.Operation.create("alpa.assemble", operands=list(pieces), results=[result_type], attributes={
-        TRANSFER: _i64(transfer),
+        TRANSFER_ATTR: _i64(transfer),
         "devices": ir.DenseI64ArrayAttr.get(list(devices)),
         "tiles": _flat(tiles),
         SHARDING: ir.StringAttr.get(sharding),

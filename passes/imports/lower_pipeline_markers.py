@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from jax._src.lib.mlir import ir
 
 from ...dialect.context import walk
+from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
 from ..registry import Diagnostics, Pass, register
 
 MARKER_TARGET = "alpa.pipeline_marker"
@@ -46,8 +47,6 @@ MARKER_KINDS = (BOUNDARY, BACKWARD_BOUNDARY, TANGENT_BOUNDARY, GRAD)
 # Kinds whose last operand is a link to the marker they derive from.
 LINKED_KINDS = (BACKWARD_BOUNDARY, TANGENT_BOUNDARY)
 
-SEGMENT_ATTR = "alpa.segment"
-APPLY_GRAD_ATTR = "alpa.apply_grad"
 
 
 def is_marker(op: ir.Operation) -> bool:

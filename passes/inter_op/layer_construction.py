@@ -11,14 +11,11 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import find_main
 from ...dialect.context import walk
-from ..imports.lower_pipeline_markers import SEGMENT_ATTR
+from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, SEGMENT_ATTR
 from ..intra_op.rules import itemsize_of, iteration_space, shape_of
 from ..registry import Diagnostics, Pass, register
 from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators
-from .training_step import APPLY, BACKWARD, FORWARD, StepGraph, TrainingStep, analyze_training_step
-
-LAYER_ATTR = "alpa.layer"
-PHASE_ATTR = "alpa.phase"
+from .training_step import StepGraph, TrainingStep, analyze_training_step
 
 
 @register

@@ -26,6 +26,7 @@ from ...dialect.annotations import (
 )
 from ...dialect.context import make_context, walk
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
+from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR, STAGE_ATTR
 from ...dialect.sharding import ShardingSpec
 from ...lowering.spmd import LoweringError
 from ...runtime.profiling import time_module
@@ -34,14 +35,13 @@ from ..intra_op.cost_model import tile_bytes
 from ..intra_op.plan import ShardingPlan
 from ..intra_op.rules import itemsize_of, shape_of
 from ..registry import Diagnostics, Pass, register
-from .layer_construction import LAYER_ATTR, PHASE_ATTR, LayerConstructionPass, op_flops
+from .layer_construction import LayerConstructionPass, op_flops
 from .outline import OutlineError, extract, outline
 from .pipeline_plan import PipelinePlan, StagePlacement
 from .stage_dp import StageCosts, StageDPError, solve_stage_dp
 from .submesh import cover_submeshes, submesh_shapes
-from .training_step import APPLY, BACKWARD, FORWARD, StepGraph, step_ops
+from .training_step import StepGraph, step_ops
 
-STAGE_ATTR = "alpa.stage"
 LOG = logging.getLogger("alpa_mlir.stage_construction")
 
 
@@ -459,7 +459,6 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-COPY_ATTR = "alpa.copy"  # on the ops of an extracted stage: their position, to find them after planning
 
 
 def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...]) -> AutoShardingPass:

@@ -70,10 +70,8 @@ from typing import Literal
 
 from jax._src.lib.mlir import ir
 
-Phase = Literal["forward", "backward", "apply"]
-FORWARD: Phase = "forward"
-BACKWARD: Phase = "backward"
-APPLY: Phase = "apply"
+from ...dialect.names import APPLY, BACKWARD, FORWARD, Phase
+
 _RANK = {FORWARD: 0, BACKWARD: 1, APPLY: 2}
 
 # Linearity of a value in the cotangent seed: independent, linear, anything else.

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from jax._src.lib.mlir import ir
 
-from ...dialect.alpa_ops import TRANSFER, build_all_gather, build_assemble, build_recv, build_send
+from ...dialect.alpa_ops import build_all_gather, build_assemble, build_recv, build_send
 from ...dialect.annotations import MESH_ATTR, MHLO_SHARDING, find_main, get_value_attrs, mesh_from_attr
 from ...dialect.mesh import DeviceMesh
+from ...dialect.names import TRANSFER_ATTR
 from ...dialect.sharding import ShardingError, ShardingSpec
 from ...lowering.spmd import aval_of
 from ..registry import Diagnostics, Pass, register
@@ -253,7 +254,7 @@ def _source(value: ir.Value, stages: dict[str, ir.Operation]) -> Placement | Non
 def _next_ids(main: ir.Operation) -> tuple[int, int]:
     """The first free ``alpa.transfer`` id and channel id (after any transfers already in ``@main``)."""
     ops = [op for op in _body(main) if op.name.startswith("alpa.")]
-    transfers = [ir.IntegerAttr(op.attributes[TRANSFER]).value for op in ops]
+    transfers = [ir.IntegerAttr(op.attributes[TRANSFER_ATTR]).value for op in ops]
     channels = [ir.IntegerAttr(op.attributes["channel_id"]).value for op in ops if "channel_id" in op.attributes]
     return max(transfers, default=-1) + 1, max(channels, default=-1) + 1
 
@@ -317,8 +318,8 @@ def read_transfers(module: ir.Operation) -> dict[int, TransferSpec]:
               for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"}
     ops: dict[int, list[ir.Operation]] = {}
     for op in _body(main):
-        if TRANSFER in op.attributes:
-            ops.setdefault(ir.IntegerAttr(op.attributes[TRANSFER]).value, []).append(op)
+        if TRANSFER_ATTR in op.attributes:
+            ops.setdefault(ir.IntegerAttr(op.attributes[TRANSFER_ATTR]).value, []).append(op)
     return {t: _read_transfer(t, found, stages) for t, found in ops.items()}
 
 

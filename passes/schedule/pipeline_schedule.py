@@ -9,15 +9,11 @@ from jax._src.lib.mlir.dialects import func
 
 from ...dialect.annotations import MESH_ATTR, find_main, funcs, mesh_from_attr
 from ...dialect.mesh import DeviceMesh
+from ...dialect.names import APPLY, BACKWARD, FORWARD, NUM_MICRO_BATCHES_ATTR, SCHEDULE_ATTR, STAGE_ATTR, TRANSFER_ATTR
 from ...dialect.schedule_ops import Instruction, build_instruction, read_instruction, verify_schedule_op
-from ..inter_op.stage_construction import STAGE_ATTR
-from ..inter_op.training_step import APPLY, BACKWARD, FORWARD
 from ..registry import Diagnostics, Pass, register
 from .schedules import ScheduleError, ScheduleName, StageCall, StepProgram, Transfer, build_streams, simulate
 
-SCHEDULE_ATTR = "alpa.schedule"
-NUM_MICRO_BATCHES_ATTR = "alpa.num_micro_batches"
-TRANSFER_ATTR = "alpa.transfer"
 TRANSFER_OPS = ("alpa.send", "alpa.recv", "alpa.all_gather", "alpa.assemble")
 PART_SUFFIXES = {"_forward": FORWARD, "_backward": BACKWARD, "_apply": APPLY}
 

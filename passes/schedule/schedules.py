@@ -47,6 +47,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from ...dialect.names import APPLY, BACKWARD, FORWARD, Phase
 from ...dialect.schedule_ops import (
     Accumulate,
     AllGather,
@@ -60,7 +61,6 @@ from ...dialect.schedule_ops import (
     TransferKey,
     describe,
 )
-from ..inter_op.training_step import APPLY, BACKWARD, FORWARD, Phase
 
 ScheduleName = Literal["gpipe", "1f1b", "inference"]
 SCHEDULES: tuple[str, ...] = ("gpipe", "1f1b", "inference")

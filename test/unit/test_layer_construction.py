@@ -12,8 +12,8 @@ from jax._src.lib.mlir import ir
 import alpa_mlir
 from alpa_mlir import models
 from alpa_mlir.dialect import make_context
+from alpa_mlir.dialect.names import LAYER_ATTR, PHASE_ATTR
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.inter_op.layer_construction import LAYER_ATTR, PHASE_ATTR
 from alpa_mlir.passes.inter_op.training_step import step_ops
 
 

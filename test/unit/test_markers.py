@@ -17,8 +17,9 @@ from jax._src.lib.mlir import ir
 import alpa_mlir
 from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.context import walk
+from alpa_mlir.dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.imports.lower_pipeline_markers import APPLY_GRAD_ATTR, SEGMENT_ATTR, is_marker
+from alpa_mlir.passes.imports.lower_pipeline_markers import is_marker
 
 PIPELINE = "builtin.module(alpa-lower-pipeline-markers)"
 MARKER = re.compile(r'stablehlo\.custom_call @alpa\.pipeline_marker\(([^)]*)\) '

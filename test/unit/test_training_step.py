@@ -11,16 +11,9 @@ from jax._src.lib.mlir import ir
 
 from alpa_mlir import models
 from alpa_mlir.dialect import make_context
+from alpa_mlir.dialect.names import APPLY, BACKWARD, FORWARD
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.inter_op.training_step import (
-    APPLY,
-    BACKWARD,
-    FORWARD,
-    TrainingStep,
-    analyze_training_step,
-    parameter_reads,
-    step_ops,
-)
+from alpa_mlir.passes.inter_op.training_step import TrainingStep, analyze_training_step, parameter_reads, step_ops
 
 DOT = "stablehlo.dot_general"
 # Adam per parameter: mu (2 broadcasts, 2 mul, add), nu (2 broadcasts, 3 mul, add),
