@@ -54,8 +54,8 @@ from alpa_mlir.dialect.schedule_ops import Free, Move, Run, Send  # noqa: E402
 from alpa_mlir.dialect.sharding import ShardingSpec  # noqa: E402
 from alpa_mlir.models import GPTConfig, MLPConfig, build  # noqa: E402
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass  # noqa: E402
-from alpa_mlir.passes.reshard.reshard_plan import ReshardPlan, plan_bytes, plan_reshard, volume  # noqa: E402
 from alpa_mlir.pipeshard import AutoLayerOption, ManualStageOption, PipeshardParallel  # noqa: E402
+from alpa_mlir.plans.reshard_plan import ReshardPlan, plan_bytes, plan_reshard, volume  # noqa: E402
 from alpa_mlir.runtime.pipeshard import PipeshardExecutable  # noqa: E402
 from alpa_mlir.runtime.transfer import CrossMeshTransfer  # noqa: E402
 

@@ -85,9 +85,9 @@ from ..dialect.sharding import ShardingError, ShardingSpec
 from ..lowering.spmd import aval_of, compile_module
 from ..lowering.stages import stage_mesh, stage_module
 from ..passes.reshard.cross_mesh_resharding import read_transfers
-from ..passes.reshard.reshard_plan import ReshardPlan, plan_reshard
 from ..passes.schedule.pipeline_schedule import read_step, read_streams
-from ..passes.schedule.schedules import analyse, interleave, is_argument
+from ..plans.reshard_plan import ReshardPlan, plan_reshard
+from ..plans.schedules import analyse, interleave, is_argument
 from .mesh_executable import MeshExecutable
 from .transfer import CrossMeshTransfer
 

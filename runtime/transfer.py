@@ -47,7 +47,7 @@ from ..dialect.jax_interop import spec_to_named_sharding
 from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingSpec
 from ..dialect.tile_map import tile_map
-from ..passes.reshard.reshard_plan import LocalGather, ReshardPlan, Tile, TileMove, check_plan, plan_bytes
+from ..plans.reshard_plan import LocalGather, ReshardPlan, Tile, TileMove, check_plan, plan_bytes
 
 Shape = tuple[int, ...]
 

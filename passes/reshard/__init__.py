@@ -1,1 +1,1 @@
-"""Cross-mesh resharding (Sec. 6): tile plans and the ``alpa-cross-mesh-resharding`` pass."""
+"""Cross-mesh resharding (Sec. 6): the ``alpa-cross-mesh-resharding`` pass (the tile plans are ``plans.reshard_plan``)."""

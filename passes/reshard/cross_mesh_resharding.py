@@ -13,8 +13,7 @@ from ...dialect.mesh import DeviceMesh
 from ...dialect.names import TRANSFER_ATTR
 from ...dialect.sharding import ShardingError, ShardingSpec
 from ...lowering.spmd import aval_of
-from ..registry import Diagnostics, Pass, register
-from .reshard_plan import (
+from ...plans.reshard_plan import (
     LocalGather,
     ReshardPlan,
     Tile,
@@ -23,6 +22,7 @@ from .reshard_plan import (
     device_pieces,
     plan_reshard,
 )
+from ..registry import Diagnostics, Pass, register
 
 REPLICATED = "{replicated}"
 

@@ -11,8 +11,8 @@ from ...dialect.annotations import MESH_ATTR, find_main, funcs, mesh_from_attr
 from ...dialect.mesh import DeviceMesh
 from ...dialect.names import APPLY, BACKWARD, FORWARD, NUM_MICRO_BATCHES_ATTR, SCHEDULE_ATTR, STAGE_ATTR, TRANSFER_ATTR
 from ...dialect.schedule_ops import Instruction, build_instruction, read_instruction, verify_schedule_op
+from ...plans.schedules import ScheduleError, ScheduleName, StageCall, StepProgram, Transfer, build_streams, simulate
 from ..registry import Diagnostics, Pass, register
-from .schedules import ScheduleError, ScheduleName, StageCall, StepProgram, Transfer, build_streams, simulate
 
 TRANSFER_OPS = ("alpa.send", "alpa.recv", "alpa.all_gather", "alpa.assemble")
 PART_SUFFIXES = {"_forward": FORWARD, "_backward": BACKWARD, "_apply": APPLY}

@@ -26,7 +26,7 @@ from alpa_mlir.dialect.schedule_ops import (
 )
 from alpa_mlir.passes import parse_pipeline, run_pipeline
 from alpa_mlir.passes.schedule.pipeline_schedule import PipelineSchedulePass, read_step, read_streams
-from alpa_mlir.passes.schedule.schedules import Transfer, build_streams, simulate
+from alpa_mlir.plans.schedules import Transfer, build_streams, simulate
 
 INSTRUCTIONS = [
     Run("stage0_forward", 3), Apply("stage1_apply"),

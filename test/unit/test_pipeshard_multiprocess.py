@@ -22,8 +22,8 @@ import pytest
 
 from alpa_mlir import mark_pipeline_boundary, parallelize
 from alpa_mlir.models import MLPConfig, build
-from alpa_mlir.passes.reshard.reshard_plan import LocalGather, ReshardPlan, TileMove
 from alpa_mlir.pipeshard import ManualLayerOption, ManualStageOption, PipeshardParallel, PipeshardStepError, to_host
+from alpa_mlir.plans.reshard_plan import LocalGather, ReshardPlan, TileMove
 from alpa_mlir.runtime.pipeshard import EXIT_STEP_TIMEOUT, _plan_on_devices
 
 SCRIPT = Path(__file__).parent / "multiprocess" / "pipeshard_step.py"

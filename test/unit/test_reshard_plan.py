@@ -14,7 +14,7 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.dialect.tile_map import tile_map
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.reshard.reshard_plan import (
+from alpa_mlir.plans.reshard_plan import (
     ReshardPlan,
     Tile,
     check_plan,

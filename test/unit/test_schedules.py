@@ -8,7 +8,7 @@ import re
 import pytest
 
 from alpa_mlir.dialect.schedule_ops import Accumulate, AllGather, Apply, Free, Move, Recv, Run, Send
-from alpa_mlir.passes.schedule.schedules import (
+from alpa_mlir.plans.schedules import (
     ScheduleError,
     StageCall,
     StepProgram,

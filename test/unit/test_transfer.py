@@ -13,7 +13,7 @@ import pytest
 from alpa_mlir.dialect.jax_interop import spec_to_named_sharding
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
-from alpa_mlir.passes.reshard.reshard_plan import LocalGather, ReshardPlan, TileMove, plan_reshard
+from alpa_mlir.plans.reshard_plan import LocalGather, ReshardPlan, TileMove, plan_reshard
 from alpa_mlir.runtime.transfer import CrossMeshTransfer, gather_stages, permute_rounds
 
 RNG = np.random.default_rng(0)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec
-from ...dialect.tile_map import tile_map
+from ..dialect.mesh import DeviceMesh
+from ..dialect.sharding import ShardingSpec
+from ..dialect.tile_map import tile_map
 
 Tile = tuple[tuple[int, int], ...]
 

@@ -47,8 +47,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from ...dialect.names import APPLY, BACKWARD, FORWARD, Phase
-from ...dialect.schedule_ops import (
+from ..dialect.names import APPLY, BACKWARD, FORWARD, Phase
+from ..dialect.schedule_ops import (
     Accumulate,
     AllGather,
     Apply,
