@@ -108,7 +108,7 @@ def resharding_collectives(src: ShardingSpec, dst: ShardingSpec, shape: tuple[in
     if all(b % a == 0 for a, b in zip(s, t)):
         return (collective("collective-permute", tile_bytes(dst, shape, itemsize, mesh), changed, mesh),)
     if not moved and not new:
-        return _gathers(src, gathered, shape, itemsize, mesh)
+        return _gathers_to(src, dst, shape, itemsize, mesh)
     if all(a % b == 0 for a, b in zip(s, t)):
         permute = collective("collective-permute", tile_bytes(src, shape, itemsize, mesh), changed, mesh)
         return (permute,) + _gathers_to(src, dst, shape, itemsize, mesh)
@@ -128,26 +128,11 @@ def _one_block(src: ShardingSpec, dst: ShardingSpec, moved: list[int]) -> bool:
     return len(order(src)) == 1 and order(src) == order(dst)
 
 
-def _gathers(src: ShardingSpec, gathered: list[int], shape: tuple[int, ...], itemsize: int,
-             mesh: DeviceMesh) -> tuple[Collective, ...]:
-    """The ``gathered`` axes, one all-gather per tensor dimension, the last first; each
-    one's result is the next one's operand."""
-    dims = list(src.dims)
-    result = []
-    for dim in reversed(range(len(dims))):
-        lost = tuple(a for a in dims[dim] if a in gathered)
-        if lost:
-            dims[dim] = tuple(a for a in dims[dim] if a not in gathered)
-            result.append(collective("all-gather", tile_bytes(ShardingSpec(tuple(dims)), shape, itemsize, mesh),
-                                     tuple(sorted(lost)), mesh))
-    return tuple(result)
-
-
 def _gathers_to(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], itemsize: int,
                 mesh: DeviceMesh) -> tuple[Collective, ...]:
     """All-gathers by shard counts, one per tensor dimension, the last first, each down to
     the greatest common divisor of the source's and the destination's count there, until
-    no more tiles than ``dst``'s remain."""
+    no more tiles than ``dst``'s remain; each one's result is the next one's operand."""
     counts, target = list(src.tile_shape(mesh)), dst.tile_shape(mesh)
     result = []
     for dim in reversed(range(len(counts))):
@@ -157,7 +142,7 @@ def _gathers_to(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], it
         if kept < counts[dim]:
             group = counts[dim] // kept
             counts[dim] = kept
-            lost = tuple(sorted(a for a in src.dims[dim] if a not in dst.dims[dim]))
+            lost = tuple(sorted(a for a in src.dims[dim] if a not in dst.dims[dim] and mesh.shape[a] > 1))
             axes = lost if math.prod(mesh.shape[a] for a in lost) == group else ()
             result.append(collective("all-gather", _tile(counts, shape, itemsize), axes, mesh, group=group))
     return tuple(result)
