@@ -24,9 +24,9 @@ from typing import Any, Literal
 import jax
 
 from .dialect.mesh import DeviceMesh, MeshError
+from .dialect.pass_registry import option_fields
 from .passes.intra_op.auto_sharding import AutoShardingPass
 from .passes.intra_op.plan import ShardingPlan
-from .passes.registry import option_fields
 from .saved_plan import SavedPlan
 
 # Pass options the method sets itself (from the call) rather than the user.

@@ -20,12 +20,12 @@ from jax._src.lib.mlir import ir
 from .dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, set_value_attrs, string_attr
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
+from .dialect.pass_registry import pipeline_text
 from .methods import ShardParallel
 from .passes import PipelineError, run_pipeline
 from .passes.export.export_sdy import ExportSdyPass
 from .passes.intra_op.plan import ShardingPlan
 from .passes.pipelines import ImportPipeline
-from .passes.registry import pipeline_text
 from .passes.schedule.accumulate_gradients import AccumulateGradientsPass
 
 _FILE_LOCATION = re.compile(r'"([^"]+)":(\d+):(\d+)')

@@ -51,13 +51,13 @@ from jax._src.lib.mlir import ir
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .dialect.context import make_context
+from .dialect.pass_registry import pipeline_text
 from .passes import PipelineError, run_pipeline
 from .passes.inter_op.layer_clustering import DEFAULT_DELTA
 from .passes.inter_op.layer_construction import LayerConstructionPass
 from .passes.inter_op.pipeline_plan import PipelinePlan
 from .passes.inter_op.stage_construction import StageConstructionPass
 from .passes.pipelines import ImportPipeline
-from .passes.registry import pipeline_text
 from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
 from .pipeline import AutoShardingError, diagnostics_text, module_text, parse_lowered

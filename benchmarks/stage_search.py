@@ -29,7 +29,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")  # lowering needs no accelerator
 import jax  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 
-import alpa_mlir.passes.all_passes  # noqa: E402, F401  (registers every pass)
+import alpa_mlir.passes  # noqa: E402, F401  (registers every pass)
 from alpa_mlir import models  # noqa: E402
 from alpa_mlir.dialect import make_context  # noqa: E402
 from alpa_mlir.passes import run_pipeline  # noqa: E402

@@ -1,1 +1,9 @@
-"""From annotated modules to XLA executables (filled by the intra-op and pipeline issues)."""
+"""From annotated modules to XLA executables.
+
+Importing this package registers the rewrites XLA (jaxlib 0.10.2) needs before it
+compiles a module (``compile_module`` runs them on every module it compiles):
+``alpa-clamp-dynamic-slice-starts``, ``alpa-reshape-degenerate-transposes`` and
+``alpa-squeeze-broadcast-operands``.
+"""
+
+from . import clamp_dynamic_slice_starts, reshape_degenerate_transposes, squeeze_broadcast_operands  # noqa: F401

@@ -34,12 +34,12 @@ from jax.sharding import NamedSharding
 from ..dialect.context import make_context
 from ..dialect.jax_interop import spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
+from ..dialect.pass_registry import Diagnostics
 from ..dialect.sharding import ShardingError, ShardingSpec
-from ..passes.export.clamp_dynamic_slice_starts import ClampDynamicSliceStartsPass
-from ..passes.export.reshape_degenerate_transposes import ReshapeDegenerateTransposesPass
-from ..passes.export.squeeze_broadcast_operands import SqueezeBroadcastOperandsPass
-from ..passes.registry import Diagnostics
+from .clamp_dynamic_slice_starts import ClampDynamicSliceStartsPass
 from .hlo_collectives import HloCollective, parse_collectives
+from .reshape_degenerate_transposes import ReshapeDegenerateTransposesPass
+from .squeeze_broadcast_operands import SqueezeBroadcastOperandsPass
 
 JaxSharding = NamedSharding | GSPMDSharding
 

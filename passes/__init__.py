@@ -1,10 +1,8 @@
-"""The pass registry, the passes (grouped by phase) and a Python entry point to run them."""
+"""The compiler's passes, grouped by phase; importing this package registers every one
+of them by name. The pass infrastructure (``alpa_mlir.dialect.pass_registry``) is
+re-exported here, so that ``from alpa_mlir.passes import run_pipeline`` finds every pass."""
 
-from __future__ import annotations
-
-from jax._src.lib.mlir import ir
-
-from .registry import (
+from ..dialect.pass_registry import (  # noqa: E402  (after the passes, which register themselves)
     Diagnostics,
     Pass,
     Pipeline,
@@ -13,22 +11,21 @@ from .registry import (
     parse_pipeline,
     register,
     registered,
+    run_pipeline,
 )
-
-
-def run_pipeline(module: ir.Module, pipeline: str) -> list[tuple[ir.Location, str, str]]:
-    """Run ``pipeline`` (``builtin.module(...)`` text, as for ``alpa-opt --pass-pipeline``)
-    on ``module`` in place, in the module's context.
-
-    Returns the warnings and remarks of alpa passes as (location, severity, message).
-    Raises :class:`PipelineError` for a bad pipeline and ``ir.MLIRError`` (with the
-    diagnostics) when a pass fails.
-    """
-    warnings: list[tuple[ir.Location, str, str]] = []
-    with module.context:
-        build_pass_manager(parse_pipeline(pipeline), warnings).run(module.operation)
-    return warnings
-
+from . import pipelines  # noqa: F401
+from .export import export_sdy, strip_sharding  # noqa: F401
+from .imports import (  # noqa: F401
+    capture_while_invariants,
+    fold_broadcasts,
+    import_sharding,
+    lower_pipeline_markers,
+    verify_sharding,
+)
+from .inter_op import layer_construction, stage_construction  # noqa: F401
+from .intra_op import auto_sharding  # noqa: F401
+from .reshard import cross_mesh_resharding  # noqa: F401
+from .schedule import accumulate_gradients, pipeline_schedule  # noqa: F401
 
 __all__ = [
     "Diagnostics",

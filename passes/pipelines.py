@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dialect.annotations import MeshOptions
+from ..dialect.pass_registry import Pass, Pipeline, register
 from .export.export_sdy import ExportSdyPass
 from .imports.capture_while_invariants import CaptureWhileInvariantsPass
 from .imports.fold_broadcasts import FoldBroadcastsPass
 from .imports.import_sharding import ImportShardingPass
 from .imports.lower_pipeline_markers import LowerPipelineMarkersPass
 from .imports.verify_sharding import VerifyShardingPass
-from .registry import Pass, Pipeline, register
 
 
 @register

@@ -21,9 +21,12 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+import alpa_mlir.lowering  # noqa: F401  (importing the two packages registers every pass)
+import alpa_mlir.passes  # noqa: F401
+
 from ..dialect.alpa_ops import verify_alpa_ops
 from ..dialect.context import check_unregistered_ops, make_context
-from ..passes.registry import (
+from ..dialect.pass_registry import (
     PipelineError,
     build_pass_manager,
     option_fields,

@@ -23,9 +23,9 @@ from ...dialect.annotations import (
     value_types,
 )
 from ...dialect.mesh import DeviceMesh
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sdy import mesh_to_sdy, spec_to_sdy
 from ...dialect.sharding import Maximal, ShardingError, parse_mhlo_sharding, spec_from_sharding
-from ..registry import Diagnostics, Pass, register
 
 
 @register

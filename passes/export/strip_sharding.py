@@ -19,7 +19,7 @@ from ...dialect.annotations import (
     set_value_attrs,
     sharded_ops,
 )
-from ..registry import Diagnostics, Pass, register
+from ...dialect.pass_registry import Diagnostics, Pass, register
 
 
 @register

@@ -8,8 +8,8 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import MHLO_SHARDING, string_attr
 from ...dialect.context import walk
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sharding import ShardingError, mhlo_tuple_elements
-from ..registry import Diagnostics, Pass, register
 
 
 @register

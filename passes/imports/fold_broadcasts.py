@@ -8,7 +8,7 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import MHLO_SHARDING
 from ...dialect.context import walk
-from ..registry import Diagnostics, Pass, register
+from ...dialect.pass_registry import Diagnostics, Pass, register
 
 BROADCAST = "stablehlo.broadcast_in_dim"
 SDY_SHARDING = "sdy.sharding"

@@ -28,6 +28,7 @@ from ...dialect.annotations import (
     value_types,
 )
 from ...dialect.mesh import DeviceMesh
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
 from ...dialect.sharding import (
     Maximal,
@@ -35,7 +36,6 @@ from ...dialect.sharding import (
     parse_mhlo_sharding,
     spec_from_sharding,
 )
-from ..registry import Diagnostics, Pass, register
 
 # Ops that put values under manual (per-device) control: their regions have no
 # global shape for the auto-sharder to plan.

@@ -31,7 +31,7 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.context import walk
 from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
-from ..registry import Diagnostics, Pass, register
+from ...dialect.pass_registry import Diagnostics, Pass, register
 
 MARKER_TARGET = "alpa.pipeline_marker"
 MARKER_KIND = "alpa.marker"

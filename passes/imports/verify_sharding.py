@@ -21,10 +21,10 @@ from ...dialect.annotations import (
     value_types,
 )
 from ...dialect.mesh import DeviceMesh
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
 from ...dialect.sharding import Maximal, Replicated, ShardingError, parse_mhlo_sharding, spec_from_sharding
 from ...dialect.tile_map import uneven_dims
-from ..registry import Diagnostics, Pass, register
 
 
 @register

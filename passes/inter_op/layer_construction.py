@@ -12,8 +12,8 @@ from jax._src.lib.mlir import ir
 from ...dialect.annotations import find_main
 from ...dialect.context import walk
 from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, SEGMENT_ATTR
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ..intra_op.rules import itemsize_of, iteration_space, shape_of
-from ..registry import Diagnostics, Pass, register
 from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators
 from .training_step import StepGraph, TrainingStep, analyze_training_step
 

@@ -27,6 +27,7 @@ from ...dialect.annotations import (
 from ...dialect.context import make_context, walk
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR, STAGE_ATTR
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sharding import ShardingSpec
 from ...lowering.spmd import LoweringError
 from ...runtime.profiling import time_module
@@ -34,7 +35,6 @@ from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.cost_model import tile_bytes
 from ..intra_op.plan import ShardingPlan
 from ..intra_op.rules import itemsize_of, shape_of
-from ..registry import Diagnostics, Pass, register
 from .layer_construction import LayerConstructionPass, op_flops
 from .outline import OutlineError, extract, outline
 from .pipeline_plan import PipelinePlan, StagePlacement

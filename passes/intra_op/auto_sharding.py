@@ -22,8 +22,8 @@ from ...dialect.annotations import (
     string_attr,
 )
 from ...dialect.mesh import DeviceMesh
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sharding import ShardingSpec
-from ..registry import Diagnostics, Pass, register
 from . import ilp
 from .cost_graph import Graph, Node, ReshardingOracle
 from .cost_model import collective

@@ -11,6 +11,7 @@ from ...dialect.alpa_ops import build_all_gather, build_assemble, build_recv, bu
 from ...dialect.annotations import MESH_ATTR, MHLO_SHARDING, find_main, get_value_attrs, mesh_from_attr
 from ...dialect.mesh import DeviceMesh
 from ...dialect.names import TRANSFER_ATTR
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sharding import ShardingError, ShardingSpec
 from ...lowering.spmd import aval_of
 from ...plans.reshard_plan import (
@@ -22,7 +23,6 @@ from ...plans.reshard_plan import (
     device_pieces,
     plan_reshard,
 )
-from ..registry import Diagnostics, Pass, register
 
 REPLICATED = "{replicated}"
 

@@ -12,7 +12,7 @@ from jax._src.lib.mlir.dialects import sdy
 from ...dialect.annotations import SDY_SHARDING, find_main, get_value_attrs, sdy_mesh_name, sdy_meshes
 from ...dialect.context import walk
 from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
-from ..registry import Diagnostics, Pass, register
+from ...dialect.pass_registry import Diagnostics, Pass, register
 
 # Ops whose result is linear in an operand that holds a partial sum, so a partial sum
 # passes through them unreduced. ``dot_general`` and ``multiply`` only when one operand

@@ -10,9 +10,9 @@ from jax._src.lib.mlir.dialects import func
 from ...dialect.annotations import MESH_ATTR, find_main, funcs, mesh_from_attr
 from ...dialect.mesh import DeviceMesh
 from ...dialect.names import APPLY, BACKWARD, FORWARD, NUM_MICRO_BATCHES_ATTR, SCHEDULE_ATTR, STAGE_ATTR, TRANSFER_ATTR
+from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.schedule_ops import Instruction, build_instruction, read_instruction, verify_schedule_op
 from ...plans.schedules import ScheduleError, ScheduleName, StageCall, StepProgram, Transfer, build_streams, simulate
-from ..registry import Diagnostics, Pass, register
 
 TRANSFER_OPS = ("alpa.send", "alpa.recv", "alpa.all_gather", "alpa.assemble")
 PART_SUFFIXES = {"_forward": FORWARD, "_backward": BACKWARD, "_apply": APPLY}

@@ -33,10 +33,10 @@ from jax._src.lib.mlir import ir
 import alpa_mlir
 from alpa_mlir import DataParallel, ShardingPlan, Zero2Parallel, Zero3Parallel, models
 from alpa_mlir.dialect.mesh import DeviceMesh
+from alpa_mlir.dialect.pass_registry import element_text
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.spmd import SpmdExecutable, compile_module
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.registry import element_text
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
 
 MESH = (1, 4)

@@ -12,11 +12,11 @@ from jax._src.lib.mlir import ir
 
 from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
+from alpa_mlir.dialect.pass_registry import Diagnostics
 from alpa_mlir.passes.intra_op import auto_sharding, ilp
 from alpa_mlir.passes.intra_op.cost_graph import Graph
 from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
 from alpa_mlir.passes.intra_op.strategies import StrategyOptions
-from alpa_mlir.passes.registry import Diagnostics
 
 
 def two_readers(x: tuple[int, int], width: int, x_pin: str = "", w_pin: str = "") -> str:

@@ -31,10 +31,6 @@ ALLOWED = {
 }
 # (importing module, imported module) back edges still to remove (issue 14).
 KNOWN = {
-    ("alpa_mlir.lowering.spmd", "alpa_mlir.passes.export.clamp_dynamic_slice_starts"),
-    ("alpa_mlir.lowering.spmd", "alpa_mlir.passes.export.reshape_degenerate_transposes"),
-    ("alpa_mlir.lowering.spmd", "alpa_mlir.passes.export.squeeze_broadcast_operands"),
-    ("alpa_mlir.lowering.spmd", "alpa_mlir.passes.registry"),
     ("alpa_mlir.passes.inter_op.stage_construction", "alpa_mlir.lowering.spmd"),
     ("alpa_mlir.passes.inter_op.stage_construction", "alpa_mlir.runtime.profiling"),
     ("alpa_mlir.passes.intra_op.auto_sharding", "alpa_mlir.lowering.reshard_probe"),

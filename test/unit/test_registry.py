@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+import alpa_mlir.lowering  # noqa: F401  (registers XLA's workaround passes)
+from alpa_mlir.dialect.pass_registry import parse_options, pipeline_text, registered
 from alpa_mlir.passes import PipelineError, parse_pipeline
 from alpa_mlir.passes.export.strip_sharding import StripShardingPass
 from alpa_mlir.passes.imports.capture_while_invariants import CaptureWhileInvariantsPass
@@ -11,7 +13,6 @@ from alpa_mlir.passes.imports.fold_broadcasts import FoldBroadcastsPass
 from alpa_mlir.passes.imports.import_sharding import ImportShardingPass
 from alpa_mlir.passes.imports.lower_pipeline_markers import LowerPipelineMarkersPass
 from alpa_mlir.passes.imports.verify_sharding import VerifyShardingPass
-from alpa_mlir.passes.registry import parse_options, pipeline_text, registered
 
 
 def test_every_pass_has_a_spec_and_prefix():

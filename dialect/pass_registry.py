@@ -1,4 +1,8 @@
-"""Named passes and pipelines, and the parser for MLIR's textual pipeline syntax.
+"""The pass infrastructure: the base of every pass and pipeline, their registry by name,
+the parser for MLIR's textual pipeline syntax, and the entry point that runs them.
+
+It sits with the IR, below the passes and the lowering, so that both define passes:
+the compiler's in ``alpa_mlir.passes``, XLA's workarounds in ``alpa_mlir.lowering``.
 
 Python passes are not in MLIR's pass registry, so ``PassManager.parse`` cannot name
 them. This module parses ``builtin.module(alpa-import-sharding, canonicalize,
@@ -88,9 +92,9 @@ def register(cls):
 
 
 def registered() -> dict[str, type[Pass] | type[Pipeline]]:
-    """All registered passes and pipelines by name (importing the pass modules first)."""
-    from . import all_passes  # noqa: F401  (registers every pass)
-
+    """The registered passes and pipelines by name. A pass registers when its module is
+    imported: importing ``alpa_mlir.passes`` registers the compiler's passes, importing
+    ``alpa_mlir.lowering`` the rewrites XLA needs before it compiles."""
     return dict(sorted(_REGISTRY.items()))
 
 
@@ -306,3 +310,18 @@ def _runner(instance: Pass, warnings) -> Callable:
             pass_.signal_pass_failure()
 
     return run
+
+
+def run_pipeline(module: ir.Module, pipeline: str | list[Pass | str]) -> list[tuple[ir.Location, str, str]]:
+    """Run ``pipeline`` (elements, or ``builtin.module(...)`` text as for ``alpa-opt
+    --pass-pipeline``) on ``module`` in place, in the module's context.
+
+    Returns the warnings and remarks of alpa passes as (location, severity, message).
+    Raises :class:`PipelineError` for a bad pipeline and ``ir.MLIRError`` (with the
+    diagnostics) when a pass fails.
+    """
+    elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
+    warnings: list[tuple[ir.Location, str, str]] = []
+    with module.context:
+        build_pass_manager(elements, warnings).run(module.operation)
+    return warnings

@@ -9,10 +9,10 @@ import numpy as np
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo
 
-from ...dialect.annotations import MHLO_SHARDING, string_attr
-from ...dialect.context import walk
-from ...dialect.sharding import Replicated, ShardingError, TiledSharding, format_mhlo_sharding, parse_mhlo_sharding
-from ..registry import Diagnostics, Pass, register
+from ..dialect.annotations import MHLO_SHARDING, string_attr
+from ..dialect.context import walk
+from ..dialect.pass_registry import Diagnostics, Pass, register
+from ..dialect.sharding import Replicated, ShardingError, TiledSharding, format_mhlo_sharding, parse_mhlo_sharding
 
 
 @register

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo
 
-from ...dialect.context import walk
-from ..registry import Diagnostics, Pass, register
+from ..dialect.context import walk
+from ..dialect.pass_registry import Diagnostics, Pass, register
 
 
 @register
