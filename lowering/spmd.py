@@ -16,23 +16,20 @@ input buffers at execution: the caller's arrays are deleted, as under ``jax.jit`
 
 from __future__ import annotations
 
-import functools
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jax
-import ml_dtypes
 import numpy as np
-from jax._src.interpreters import mlir as jax_mlir
 from jax._src.lib import xla_client as xc
 from jax._src.lib.mlir import ir
 from jax._src.sharding_impls import GSPMDSharding
 from jax.sharding import NamedSharding
 
 from ..dialect.context import make_context
-from ..dialect.jax_interop import spec_to_partition_spec
+from ..dialect.jax_interop import aval_of, spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
 from ..dialect.pass_registry import Diagnostics
 from ..dialect.sharding import ShardingError, ShardingSpec
@@ -91,29 +88,6 @@ class SpmdExecutable:
         return parse_collectives(self.hlo_text, self.mesh)
 
 
-@functools.cache
-def _dtypes_by_mlir_name() -> dict[str, np.dtype]:
-    names = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-             "float32", "float64", "complex64", "complex128"]
-    candidates = [np.dtype(n) for n in names]
-    candidates += [np.dtype(getattr(ml_dtypes, n)) for n in (
-        "bfloat16", "int4", "uint4", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-        "float8_e4m3b11fnuz") if hasattr(ml_dtypes, n)]
-    with jax_mlir.make_ir_context():
-        return {str(jax_mlir.dtype_to_ir_type(d)): d for d in candidates}
-
-
-def aval_of(tensor_type: ir.Type, what: str) -> jax.ShapeDtypeStruct:
-    """The JAX shape and dtype of a static tensor type; ``what`` names it in the error."""
-    ranked = tensor_type.maybe_downcast()
-    if not isinstance(ranked, ir.RankedTensorType) or not ranked.has_static_shape:
-        raise LoweringError(f"{what} has type {tensor_type}; only statically shaped tensors can be placed on a mesh")
-    dtype = _dtypes_by_mlir_name().get(str(ranked.element_type))
-    if dtype is None:
-        raise LoweringError(f"{what} has element type {ranked.element_type}, which has no JAX dtype")
-    return jax.ShapeDtypeStruct(tuple(ranked.shape), dtype)
-
-
 def _int_attr(attributes: Any, name: str) -> int | None:
     return ir.IntegerAttr(attributes[name]).value if name in attributes else None
 
@@ -130,8 +104,11 @@ def read_signature(module: ir.Module) -> ModuleSignature:
     if main is None:
         raise LoweringError("module has no func.func @main to compile; rename the entry function to main")
     ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-    in_avals = tuple(aval_of(t, f"argument {i} of @main") for i, t in enumerate(ftype.inputs))
-    out_avals = tuple(aval_of(t, f"result {i} of @main") for i, t in enumerate(ftype.results))
+    try:
+        in_avals = tuple(aval_of(t, f"argument {i} of @main") for i, t in enumerate(ftype.inputs))
+        out_avals = tuple(aval_of(t, f"result {i} of @main") for i, t in enumerate(ftype.results))
+    except ValueError as error:
+        raise LoweringError(str(error)) from None
     aliases, donated = [], [False] * len(in_avals)
     arg_attrs = main.attributes["arg_attrs"] if "arg_attrs" in main.attributes else None
     for i in range(len(in_avals) if arg_attrs is not None else 0):

@@ -78,16 +78,15 @@ from jax._src.lib.mlir import ir
 from jax.sharding import NamedSharding
 
 from ..dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, value_types
-from ..dialect.jax_interop import spec_from_partition_spec, spec_to_partition_spec
+from ..dialect.jax_interop import aval_of, spec_from_partition_spec, spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
 from ..dialect.schedule_ops import Accumulate, AllGather, Apply, Free, Instruction, Move, Recv, Run, Send, describe
 from ..dialect.sharding import ShardingError, ShardingSpec
-from ..lowering.spmd import aval_of, compile_module
+from ..lowering.spmd import compile_module
 from ..lowering.stages import stage_mesh, stage_module
-from ..passes.reshard.cross_mesh_resharding import read_transfers
-from ..passes.schedule.pipeline_schedule import read_step, read_streams
 from ..plans.reshard_plan import ReshardPlan, plan_reshard
 from ..plans.schedules import analyse, interleave, is_argument
+from ..plans.step_reader import read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable
 from .transfer import CrossMeshTransfer
 

@@ -2,56 +2,30 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.alpa_ops import build_all_gather, build_assemble, build_recv, build_send
-from ...dialect.annotations import MESH_ATTR, MHLO_SHARDING, find_main, get_value_attrs, mesh_from_attr
-from ...dialect.mesh import DeviceMesh
+from ...dialect.annotations import MESH_ATTR, find_main, get_value_attrs
 from ...dialect.names import TRANSFER_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, register
-from ...dialect.sharding import ShardingError, ShardingSpec
-from ...lowering.spmd import aval_of
+from ...dialect.sharding import ShardingError
 from ...plans.reshard_plan import (
-    LocalGather,
     ReshardPlan,
-    Tile,
-    TileMove,
-    check_plan,
     device_pieces,
     plan_reshard,
 )
-
-REPLICATED = "{replicated}"
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where a value of ``@main`` lives: a mesh (and its ``alpa.mesh`` attribute) and an
-    ``mhlo.sharding`` written against the mesh's shape; ``what`` names the annotation."""
-
-    mesh: DeviceMesh
-    mesh_attr: ir.Attribute
-    sharding: str
-    what: str
-
-    def spec(self, rank: int) -> ShardingSpec:
-        """The sharding as a spec; raises :class:`ShardingError` naming the annotation."""
-        try:
-            return ShardingSpec.from_mhlo(self.sharding, DeviceMesh(self.mesh.shape), rank)
-        except ShardingError as error:
-            raise ShardingError(f"the sharding of {self.what}: {error}") from None
+from ...plans.step_reader import ValueLocation, body, callee_name, func_mesh, sharding_text, value_location
 
 
 @dataclass
-class Transfer:
+class PlannedTransfer:
     """One value to one destination mesh and sharding, with the call operands it feeds."""
 
     value: ir.Value
-    source: Placement
-    destination: Placement
+    source: ValueLocation
+    destination: ValueLocation
     plan: ReshardPlan
     consumers: list[tuple[ir.Operation, int]] = field(default_factory=list)
 
@@ -133,34 +107,34 @@ class CrossMeshReshardingPass(Pass):
             channel += len(transfer.plan.moves)
 
     def _transfers(self, main: ir.Operation, stages: dict[str, ir.Operation],
-                   diagnostics: Diagnostics) -> list[Transfer]:
+                   diagnostics: Diagnostics) -> list[PlannedTransfer]:
         """The transfers ``@main`` needs, in the order of their first consumer."""
-        found: dict[tuple, Transfer] = {}
-        for call in _body(main):
+        found: dict[tuple, PlannedTransfer] = {}
+        for call in body(main):
             if call.name != "func.call":
                 continue
-            callee = stages[_callee(call)]
+            callee = stages[callee_name(call)]
             arguments = get_value_attrs(callee, "arg_attrs")
             for number, value in enumerate(call.operands):
                 try:
-                    source = _source(value, stages)
+                    source = value_location(value, stages)
                 except ValueError as error:
-                    diagnostics.error(call, f"operand #{number} of the call of @{_callee(call)}: {error}")
+                    diagnostics.error(call, f"operand #{number} of the call of @{callee_name(call)}: {error}")
                     continue
-                if source is None or source.mesh.device_ids == _mesh(callee).device_ids:
+                if source is None or source.mesh.device_ids == func_mesh(callee).device_ids:
                     continue
-                destination = Placement(_mesh(callee), callee.attributes[MESH_ATTR],
-                                        _sharding_text(arguments[number]), f"argument #{number} of @{_callee(call)}")
+                destination = ValueLocation(func_mesh(callee), callee.attributes[MESH_ATTR],
+                                        sharding_text(arguments[number]), f"argument #{number} of @{callee_name(call)}")
                 transfer = self._transfer(call, number, value, source, destination, found, diagnostics)
                 if transfer is not None:
                     transfer.consumers.append((call, number))
         return list(found.values())
 
-    def _transfer(self, call: ir.Operation, number: int, value: ir.Value, source: Placement,
-                  destination: Placement, found: dict[tuple, Transfer],
-                  diagnostics: Diagnostics) -> Transfer | None:
+    def _transfer(self, call: ir.Operation, number: int, value: ir.Value, source: ValueLocation,
+                  destination: ValueLocation, found: dict[tuple, PlannedTransfer],
+                  diagnostics: Diagnostics) -> PlannedTransfer | None:
         """The transfer of ``value`` to ``destination`` (planned once), or None after an error."""
-        where = f"operand #{number} of the call of @{_callee(call)}"
+        where = f"operand #{number} of the call of @{callee_name(call)}"
         shared = sorted(set(source.mesh.device_ids) & set(destination.mesh.device_ids))
         if shared:
             diagnostics.error(call, f"{where} comes from devices {list(source.mesh.device_ids)} and goes to devices "
@@ -181,24 +155,8 @@ class CrossMeshReshardingPass(Pass):
         key = (value, destination.mesh.device_ids, destination.mesh.shape, dst_spec)
         if key not in found:
             plan = plan_reshard(shape, src_spec, source.mesh, dst_spec, destination.mesh, self.local_all_gather)
-            found[key] = Transfer(value, source, destination, plan)
+            found[key] = PlannedTransfer(value, source, destination, plan)
         return found[key]
-
-
-def _body(main: ir.Operation) -> list[ir.Operation]:
-    return [op.operation for op in main.regions[0].blocks[0].operations]
-
-
-def _callee(call: ir.Operation) -> str:
-    return ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-
-
-def _mesh(func: ir.Operation) -> DeviceMesh:
-    return mesh_from_attr(func.attributes[MESH_ATTR])
-
-
-def _sharding_text(attrs: dict[str, ir.Attribute]) -> str:
-    return ir.StringAttr(attrs[MHLO_SHARDING]).value if MHLO_SHARDING in attrs else REPLICATED
 
 
 def _stage_functions(module: ir.Operation, main: ir.Operation,
@@ -208,14 +166,14 @@ def _stage_functions(module: ir.Operation, main: ir.Operation,
     functions = {ir.StringAttr(op.attributes["sym_name"]).value: op.operation
                  for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"}
     stages: dict[str, ir.Operation] = {}
-    for op in _body(main):
+    for op in body(main):
         if op.name in ("func.return",) or op.name.startswith("alpa."):
             continue
         if op.name != "func.call":
             diagnostics.error(op, f"cross-mesh resharding expects @main to hold only calls of stage functions; "
                                   f"found '{op.name}': run alpa-stage-construction first")
             continue
-        name = _callee(op)
+        name = callee_name(op)
         if name in stages or name not in functions:  # MLIR's verifier rejects unknown callees
             continue
         callee = functions[name]
@@ -224,7 +182,7 @@ def _stage_functions(module: ir.Operation, main: ir.Operation,
                                       "needs every stage's mesh (run alpa-stage-construction first)")
             continue
         try:
-            _mesh(callee)
+            func_mesh(callee)
         except ValueError as error:
             diagnostics.error(callee, f"@{name}: {error}")
             continue
@@ -232,28 +190,9 @@ def _stage_functions(module: ir.Operation, main: ir.Operation,
     return stages
 
 
-def _source(value: ir.Value, stages: dict[str, ir.Operation]) -> Placement | None:
-    """Where ``value`` lives: a stage call's result, or an earlier transfer's
-    ``alpa.assemble`` (so the pass may run twice); None for an argument of ``@main``.
-    Raises ``ValueError`` for any other producer."""
-    owner = value.owner
-    if isinstance(owner, ir.Block):
-        return None
-    owner = owner.operation
-    if owner.name == "alpa.assemble":
-        return Placement(mesh_from_attr(owner.attributes[MESH_ATTR]), owner.attributes[MESH_ATTR],
-                         ir.StringAttr(owner.attributes[MHLO_SHARDING]).value, "an alpa.assemble")
-    if owner.name != "func.call" or _callee(owner) not in stages:
-        raise ValueError(f"it is produced by '{owner.name}', which is not a stage call")
-    producer, number = stages[_callee(owner)], ir.OpResult(value).result_number
-    return Placement(_mesh(producer), producer.attributes[MESH_ATTR],
-                     _sharding_text(get_value_attrs(producer, "res_attrs")[number]),
-                     f"result #{number} of @{_callee(owner)}")
-
-
 def _next_ids(main: ir.Operation) -> tuple[int, int]:
     """The first free ``alpa.transfer`` id and channel id (after any transfers already in ``@main``)."""
-    ops = [op for op in _body(main) if op.name.startswith("alpa.")]
+    ops = [op for op in body(main) if op.name.startswith("alpa.")]
     transfers = [ir.IntegerAttr(op.attributes[TRANSFER_ATTR]).value for op in ops]
     channels = [ir.IntegerAttr(op.attributes["channel_id"]).value for op in ops if "channel_id" in op.attributes]
     return max(transfers, default=-1) + 1, max(channels, default=-1) + 1
@@ -263,7 +202,7 @@ def _tensor(tile, element: ir.Type) -> ir.Type:
     return ir.RankedTensorType.get([limit - start for start, limit in tile], element)
 
 
-def _emit(transfer: Transfer, transfer_id: int, channel: int) -> None:
+def _emit(transfer: PlannedTransfer, transfer_id: int, channel: int) -> None:
     """Insert the transfer's sends, recvs, local all-gathers and assemble before its first
     consumer; every consumer reads the assembled value."""
     plan, value = transfer.plan, transfer.value
@@ -290,78 +229,3 @@ def _emit(transfer: Transfer, transfer_id: int, channel: int) -> None:
                                    destination.mesh_attr, transfer_id).result
     for call, number in transfer.consumers:
         call.operands[number] = assembled
-
-
-@dataclass(frozen=True)
-class TransferSpec:
-    """One transfer of ``@main`` read back from its ``alpa`` ops: what the runtime executes."""
-
-    plan: ReshardPlan
-    src_mesh: DeviceMesh
-    src_spec: ShardingSpec
-    dst_mesh: DeviceMesh
-    dst_spec: ShardingSpec
-    dtype: np.dtype
-
-
-def _tile(op: ir.Operation) -> Tile:
-    flat = list(ir.DenseI64ArrayAttr(op.attributes["tile"]))
-    return tuple(zip(flat[0::2], flat[1::2]))
-
-
-def read_transfers(module: ir.Operation) -> dict[int, TransferSpec]:
-    """Every transfer of ``@main`` (by ``alpa.transfer`` id) as the pass wrote it: the inverse
-    of the emission, so a hand-edited transfer runs as written. The module must pass the
-    ``alpa`` verifier; raises ``ValueError`` for a transfer that is not whole."""
-    main = find_main(module)
-    stages = {ir.StringAttr(op.attributes["sym_name"]).value: op.operation
-              for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"}
-    ops: dict[int, list[ir.Operation]] = {}
-    for op in _body(main):
-        if TRANSFER_ATTR in op.attributes:
-            ops.setdefault(ir.IntegerAttr(op.attributes[TRANSFER_ATTR]).value, []).append(op)
-    return {t: _read_transfer(t, found, stages) for t, found in ops.items()}
-
-
-def _read_transfer(t: int, ops: list[ir.Operation], stages: dict[str, ir.Operation]) -> TransferSpec:
-    by_kind: dict[str, list[ir.Operation]] = {}
-    for op in ops:
-        by_kind.setdefault(op.name, []).append(op)
-    sends, recvs = by_kind.get("alpa.send", []), by_kind.get("alpa.recv", [])
-    assembles = by_kind.get("alpa.assemble", [])
-    if len(assembles) != 1 or not sends or len(sends) != len(recvs):
-        raise ValueError(f"transfer {t} needs matching alpa.send/alpa.recv ops and one alpa.assemble")
-    first = min(ir.IntegerAttr(op.attributes["channel_id"]).value for op in recvs)
-    received = {}  # recv result -> its move's index
-    moves = []
-    for index, op in enumerate(sorted(recvs, key=lambda r: ir.IntegerAttr(r.attributes["channel_id"]).value)):
-        moves.append(TileMove(ir.IntegerAttr(op.attributes["channel_id"]).value - first,
-                              ir.IntegerAttr(op.attributes["src_device"]).value,
-                              ir.IntegerAttr(op.attributes["dst_device"]).value, _tile(op)))
-        received[op.results[0]] = index
-    gathers = []
-    for g, op in enumerate(by_kind.get("alpa.all_gather", [])):
-        dim = ir.IntegerAttr(op.attributes["all_gather_dim"]).value
-        pieces = [received[value] for value in op.operands]
-        for index in pieces:
-            moves[index] = replace(moves[index], gather=g)
-        tiles = [moves[index].tile for index in pieces]
-        tile = tuple((tiles[0][d][0], tiles[-1][d][1]) if d == dim else tiles[0][d] for d in range(len(tiles[0])))
-        gathers.append(LocalGather(tuple(ir.DenseI64ArrayAttr(op.attributes["devices"])), dim, tile))
-    assemble = assembles[0]
-    rank = len(moves[0].tile)
-    flat = list(ir.DenseI64ArrayAttr(assemble.attributes["tiles"]))
-    dst_tiles: dict[int, list[tuple[int, int]]] = {}
-    for k, device in enumerate(ir.DenseI64ArrayAttr(assemble.attributes["devices"])):
-        bounds = list(zip(flat[2 * rank * k:2 * rank * (k + 1):2], flat[2 * rank * k + 1:2 * rank * (k + 1):2]))
-        known = dst_tiles.setdefault(device, bounds)
-        dst_tiles[device] = [(min(a[0], b[0]), max(a[1], b[1])) for a, b in zip(known, bounds)]
-    value = sends[0].operands[0]
-    shape = tuple(ir.RankedTensorType(value.type).shape)
-    source = _source(value, stages)
-    destination = Placement(mesh_from_attr(assemble.attributes[MESH_ATTR]), assemble.attributes[MESH_ATTR],
-                            ir.StringAttr(assemble.attributes[MHLO_SHARDING]).value, f"transfer {t}'s destination")
-    plan = ReshardPlan(shape, tuple(moves), tuple(gathers), {d: tuple(b) for d, b in dst_tiles.items()})
-    check_plan(plan)
-    return TransferSpec(plan, source.mesh, source.spec(len(shape)), destination.mesh, destination.spec(len(shape)),
-                        aval_of(value.type, f"the value of transfer {t}").dtype)

@@ -34,9 +34,6 @@ KNOWN = {
     ("alpa_mlir.passes.inter_op.stage_construction", "alpa_mlir.lowering.spmd"),
     ("alpa_mlir.passes.inter_op.stage_construction", "alpa_mlir.runtime.profiling"),
     ("alpa_mlir.passes.intra_op.auto_sharding", "alpa_mlir.lowering.reshard_probe"),
-    ("alpa_mlir.passes.reshard.cross_mesh_resharding", "alpa_mlir.lowering.spmd"),
-    ("alpa_mlir.runtime.pipeshard", "alpa_mlir.passes.reshard.cross_mesh_resharding"),
-    ("alpa_mlir.runtime.pipeshard", "alpa_mlir.passes.schedule.pipeline_schedule"),
 }
 
 

@@ -25,8 +25,9 @@ from alpa_mlir.dialect.schedule_ops import (
     verify_schedule_ops,
 )
 from alpa_mlir.passes import parse_pipeline, run_pipeline
-from alpa_mlir.passes.schedule.pipeline_schedule import PipelineSchedulePass, read_step, read_streams
+from alpa_mlir.passes.schedule.pipeline_schedule import PipelineSchedulePass
 from alpa_mlir.plans.schedules import Transfer, build_streams, simulate
+from alpa_mlir.plans.step_reader import read_step, read_streams
 
 INSTRUCTIONS = [
     Run("stage0_forward", 3), Apply("stage1_apply"),
