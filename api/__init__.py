@@ -42,10 +42,10 @@ _LAZY = {
     "AutoShardingWarning": ".pipeline",
     "SavedPlan": ".saved_plan",
     "load_plan": ".saved_plan",
-    "PlanError": ".passes.intra_op.plan",
-    "ShardingPlan": ".passes.intra_op.plan",
-    "PipelinePlan": ".passes.inter_op.pipeline_plan",
-    "PipelinePlanError": ".passes.inter_op.pipeline_plan",
+    "PlanError": ".plans.sharding_plan",
+    "ShardingPlan": ".plans.sharding_plan",
+    "PipelinePlan": ".plans.pipeline_plan",
+    "PipelinePlanError": ".plans.pipeline_plan",
 }
 
 if typing.TYPE_CHECKING:
@@ -53,8 +53,6 @@ if typing.TYPE_CHECKING:
     from .markers import grad, mark_pipeline_boundary, value_and_grad
     from .methods import DataParallel, ShardParallel, Zero2Parallel, Zero3Parallel
     from .parallel_function import ParallelizedFunction, parallelize
-    from .passes.inter_op.pipeline_plan import PipelinePlan, PipelinePlanError
-    from .passes.intra_op.plan import PlanError, ShardingPlan
     from .pipeline import AutoShardingError, AutoShardingWarning
     from .pipeshard import (
         AutoLayerOption,
@@ -65,6 +63,8 @@ if typing.TYPE_CHECKING:
         UniformStageOption,
         to_host,
     )
+    from .plans.pipeline_plan import PipelinePlan, PipelinePlanError
+    from .plans.sharding_plan import PlanError, ShardingPlan
     from .runtime.pipeshard import PipeshardStepError
     from .saved_plan import SavedPlan, load_plan
 

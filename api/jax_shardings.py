@@ -17,8 +17,8 @@ from jax.sharding import NamedSharding, PartitionSpec
 from .dialect.jax_interop import spec_to_partition_spec
 from .dialect.mesh import DeviceMesh
 from .methods import ShardParallel
-from .passes.intra_op.plan import PlanError, ShardingPlan
 from .pipeline import module_text, parse_lowered, plan_module
+from .plans.sharding_plan import PlanError, ShardingPlan
 from .saved_plan import SavedPlan, check_fits
 from .signature import normalize_argnums, output_names, training_state
 

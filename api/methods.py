@@ -26,7 +26,7 @@ import jax
 from .dialect.mesh import DeviceMesh, MeshError
 from .dialect.pass_registry import option_fields
 from .passes.intra_op.auto_sharding import AutoShardingPass
-from .passes.intra_op.plan import ShardingPlan
+from .plans.sharding_plan import ShardingPlan
 from .saved_plan import SavedPlan
 
 # Pass options the method sets itself (from the call) rather than the user.

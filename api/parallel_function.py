@@ -23,9 +23,9 @@ from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
 from .lowering.spmd import compile_module, read_signature
 from .methods import ShardParallel
-from .passes.intra_op.plan import PlanError, ShardingPlan
 from .pipeline import accumulate_gradients, module_text, parse_lowered, plan_module
 from .pipeshard import PipeshardFunction, PipeshardParallel
+from .plans.sharding_plan import PlanError, ShardingPlan
 from .runtime.mesh_executable import MeshExecutable
 from .saved_plan import SavedPlan, check_fits
 from .signature import (

@@ -10,9 +10,7 @@ sharding rule, a solver stopped at its time limit) into ``AutoShardingWarning``.
 from __future__ import annotations
 
 import re
-import tempfile
 import warnings
-from pathlib import Path
 
 import jax
 from jax._src.lib.mlir import ir
@@ -20,13 +18,13 @@ from jax._src.lib.mlir import ir
 from .dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, set_value_attrs, string_attr
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
-from .dialect.pass_registry import pipeline_text
 from .methods import ShardParallel
 from .passes import PipelineError, run_pipeline
 from .passes.export.export_sdy import ExportSdyPass
-from .passes.intra_op.plan import ShardingPlan
 from .passes.pipelines import ImportPipeline
 from .passes.schedule.accumulate_gradients import AccumulateGradientsPass
+from .plans.sharding_plan import ShardingPlan
+from .services import provide
 
 _FILE_LOCATION = re.compile(r'"([^"]+)":(\d+):(\d+)')
 _NAME_LOCATION = re.compile(r'loc\("([^"]+)"')
@@ -74,21 +72,21 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
         _pin_arguments_and_results(module, pinned)
         if method.keep_user_shardings == "none":
             overrides["keep_user_shardings"] = "io"
-    with tempfile.TemporaryDirectory(prefix="alpa-plan-") as scratch:
-        report = str(Path(scratch) / "plan.json")
-        auto_sharding = method.auto_sharding_pass(mesh.shape, batch_args, report, state, mesh_axes=mesh.axis_names,
-                                                  mesh_alpha=mesh.alpha, mesh_beta=mesh.beta, **overrides)
-        importer = ImportPipeline(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names)
-        try:
-            reported = run_pipeline(module, pipeline_text([importer, auto_sharding]))
-        except ir.MLIRError as error:
-            raise AutoShardingError(f"auto-sharding of {function} failed:\n  " + diagnostics_text(error)) from None
-        except PipelineError as error:  # an option the method let through; a bug on our side
-            raise AutoShardingError(f"auto-sharding of {function}: {error}") from None
-        for location, severity, message in reported:
-            if severity == "warning":
-                warnings.warn(f"{function}: {_where(location)}{message}", AutoShardingWarning, stacklevel=stacklevel)
-        return ShardingPlan.load(report)
+    plans: list[ShardingPlan] = []
+    auto_sharding = method.auto_sharding_pass(mesh.shape, batch_args, state=state, mesh_axes=mesh.axis_names,
+                                              mesh_alpha=mesh.alpha, mesh_beta=mesh.beta, on_plan=plans.append,
+                                              **overrides)
+    importer = ImportPipeline(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names)
+    try:
+        reported = run_pipeline(module, provide([importer, auto_sharding]))
+    except ir.MLIRError as error:
+        raise AutoShardingError(f"auto-sharding of {function} failed:\n  " + diagnostics_text(error)) from None
+    except PipelineError as error:  # an option the method let through; a bug on our side
+        raise AutoShardingError(f"auto-sharding of {function}: {error}") from None
+    for location, severity, message in reported:
+        if severity == "warning":
+            warnings.warn(f"{function}: {_where(location)}{message}", AutoShardingWarning, stacklevel=stacklevel)
+    return plans[-1]
 
 
 def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches: int, batch_args: tuple[int, ...],
@@ -105,7 +103,7 @@ def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches:
     passes = [ExportSdyPass(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names),
               AccumulateGradientsPass(num_micro_batches=num_micro_batches, batch_args=batch_args)]
     try:
-        run_pipeline(module, pipeline_text(passes))
+        run_pipeline(module, passes)
     except ir.MLIRError as error:
         raise AutoShardingError(f"gradient accumulation of {function} failed:\n  "
                                 + diagnostics_text(error)) from None

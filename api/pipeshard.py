@@ -39,10 +39,8 @@ import functools
 import hashlib
 import json
 import math
-import tempfile
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 import jax
@@ -51,18 +49,18 @@ from jax._src.lib.mlir import ir
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .dialect.context import make_context
-from .dialect.pass_registry import pipeline_text
 from .passes import PipelineError, run_pipeline
 from .passes.inter_op.layer_clustering import DEFAULT_DELTA
 from .passes.inter_op.layer_construction import LayerConstructionPass
-from .passes.inter_op.pipeline_plan import PipelinePlan
 from .passes.inter_op.stage_construction import StageConstructionPass
 from .passes.pipelines import ImportPipeline
 from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
 from .pipeline import AutoShardingError, diagnostics_text, module_text, parse_lowered
+from .plans.pipeline_plan import PipelinePlan
 from .runtime import distributed
 from .runtime.pipeshard import PipeshardExecutable, PipeshardStepError  # noqa: F401 (API)
+from .services import provide
 from .signature import CallSignature, call_signature, leaves_of, micro_batch_args, normalize_argnums
 
 # How long processes wait for process 0's plan (the search can take a while at scale).
@@ -182,14 +180,15 @@ class PipeshardParallel:
                              f"host) covering the {len(devices)} devices")
         return shape
 
-    def passes(self, hosts: int, per_host: int, report: str = "") -> list:
-        """The compiler's passes after the import pipeline, for a cluster of hosts x per_host."""
+    def passes(self, hosts: int, per_host: int, on_plan: Callable[[PipelinePlan], None] | None = None) -> list:
+        """The compiler's passes after the import pipeline, for a cluster of hosts x per_host;
+        ``on_plan`` receives the stage plan."""
         layer = self.layer_option
         layers = (LayerConstructionPass(layers=layer.layer_num, delta=layer.delta)
                   if isinstance(layer, AutoLayerOption) else LayerConstructionPass())
         stage = self.stage_option
         options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
-                                   "report": report}
+                                   "on_plan": on_plan}
         if isinstance(stage, AutoStageOption):
             options.update(submesh_space=stage.submesh_space, logical_mesh_space=stage.logical_mesh_space,
                            cost_model=stage.cost_model, device_memory=stage.device_memory, epsilon=stage.epsilon,
@@ -269,42 +268,38 @@ class PipeshardFunction:
         hosts, per_host = method.cluster()
         devices = method.device_list()
         if len({d.process_index for d in devices}) > 1:
-            text, plan_json = self._shared_compile(module, hosts, per_host, devices)
+            text, plan = self._shared_compile(module, hosts, per_host, devices)
             module = ir.Module.parse(text, context=make_context())
         else:
-            text, plan_json = self._run_passes(module, hosts, per_host)
-        plan = PipelinePlan.from_json(plan_json)
+            text, plan = self._run_passes(module, hosts, per_host)
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
                                          method.instruction_timeout)
         return PipeshardProgram(lowered.out_tree, plan, text, executable)
 
-    def _run_passes(self, module: ir.Module, hosts: int, per_host: int) -> tuple[str, str]:
-        """Run the compiler on ``module`` in place; the module's text and the plan's JSON."""
-        with tempfile.TemporaryDirectory(prefix="alpa-pipeshard-") as scratch:
-            report = Path(scratch) / "plan.json"
-            passes = [ImportPipeline(), *self.method.passes(hosts, per_host, str(report))]
-            try:
-                run_pipeline(module, pipeline_text(passes))
-            except ir.MLIRError as error:
-                raise AutoShardingError(f"pipelining {self._name} failed:\n  "
-                                        + diagnostics_text(error)) from None
-            except PipelineError as error:
-                raise AutoShardingError(f"pipelining {self._name}: {error}") from None
-            return module_text(module), report.read_text()
+    def _run_passes(self, module: ir.Module, hosts: int, per_host: int) -> tuple[str, PipelinePlan]:
+        """Run the compiler on ``module`` in place; the module's text and the stage plan."""
+        plans: list[PipelinePlan] = []
+        try:
+            run_pipeline(module, provide([ImportPipeline(), *self.method.passes(hosts, per_host, plans.append)]))
+        except ir.MLIRError as error:
+            raise AutoShardingError(f"pipelining {self._name} failed:\n  " + diagnostics_text(error)) from None
+        except PipelineError as error:
+            raise AutoShardingError(f"pipelining {self._name}: {error}") from None
+        return module_text(module), plans[-1]
 
     def _shared_compile(self, module: ir.Module, hosts: int, per_host: int,
-                        devices: Sequence[Any]) -> tuple[str, str]:
+                        devices: Sequence[Any]) -> tuple[str, PipelinePlan]:
         """Process 0's compiled module and plan, on every process (see the module docstring)."""
         identity = "\n".join([module_text(module), repr(self.method), repr((hosts, per_host)),
                                repr([d.id for d in devices])])
         key = "pipeshard/" + hashlib.sha256(identity.encode()).hexdigest()[:32]
         if jax.process_index() == 0:
             try:
-                text, plan_json = self._run_passes(module, hosts, per_host)
+                text, plan = self._run_passes(module, hosts, per_host)
             except Exception as error:
                 _publish_or_fetch(key, json.dumps({"error": f"{type(error).__name__}: {error}"}))
                 raise
-            payload = _publish_or_fetch(key, json.dumps({"module": text, "plan": plan_json}))
+            payload = _publish_or_fetch(key, json.dumps({"module": text, "plan": plan.to_json()}))
         else:
             try:
                 payload = distributed.fetch(key, PLAN_TIMEOUT_S)
@@ -316,7 +311,7 @@ class PipeshardFunction:
         if "error" in shared:
             raise AutoShardingError(f"pipelining {self._name}: process 0 could not compile the step: "
                                     f"{shared['error']}")
-        return shared["module"], shared["plan"]
+        return shared["module"], PipelinePlan.from_json(shared["plan"])
 
 
 def _publish_or_fetch(key: str, payload: str) -> str:

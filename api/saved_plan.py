@@ -18,7 +18,7 @@ from pathlib import Path
 from jax._src.lib.mlir import ir
 
 from .dialect.annotations import value_types
-from .passes.intra_op.plan import PlanError, ShardingPlan
+from .plans.sharding_plan import PlanError, ShardingPlan
 
 SAVED_MODULE_KEY = "saved_module"
 SAVED_MODULE_VERSION = 1

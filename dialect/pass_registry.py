@@ -105,8 +105,22 @@ def option_name(field: dataclasses.Field) -> str:
     return field.name.replace("_", "-")
 
 
+def provided(what: str) -> typing.Any:
+    """A pass field that is not an option: something the pass asks of a layer it may not
+    import (XLA's resharding probe, the runtime's stage timer) or hands back to its
+    caller (its plan), given by whoever builds the pass; ``alpa_mlir.services.provide``
+    gives lowering's and the runtime's implementations. ``None`` until given; left out
+    of comparisons, ``repr`` and pipeline text. ``what`` says what it is for."""
+    return dataclasses.field(default=None, compare=False, repr=False, metadata={"provided": what})
+
+
 def option_fields(cls: type) -> list[dataclasses.Field]:
-    return [f for f in dataclasses.fields(cls) if f.init]
+    return [f for f in dataclasses.fields(cls) if f.init and "provided" not in f.metadata]
+
+
+def provided_fields(cls: type) -> list[dataclasses.Field]:
+    """The fields of ``cls`` made with :func:`provided`."""
+    return [f for f in dataclasses.fields(cls) if "provided" in f.metadata]
 
 
 def option_type_text(cls: type, field: dataclasses.Field) -> str:
@@ -231,11 +245,20 @@ def parse_element(text: str) -> list[Pass | str]:
         options = rest[1:-1]
     elif rest:
         raise PipelineError(f"cannot parse pipeline element '{text}'")
-    instance = instantiate(name, options)
-    if isinstance(instance, Pipeline):
-        return [e for item in instance.expand()
-                for e in (parse_element(item) if isinstance(item, str) else [item])]
-    return [instance]
+    return flatten([instantiate(name, options)])
+
+
+def flatten(elements: Iterable[Pass | Pipeline | str]) -> list[Pass | str]:
+    """``elements`` with every pipeline replaced by its passes and every text element parsed."""
+    flat: list[Pass | str] = []
+    for element in elements:
+        if isinstance(element, str):
+            flat.extend(parse_element(element))
+        elif isinstance(element, Pipeline):
+            flat.extend(flatten(element.expand()))
+        else:
+            flat.append(element)
+    return flat
 
 
 def parse_pipeline(text: str) -> list[Pass | str]:
@@ -312,15 +335,17 @@ def _runner(instance: Pass, warnings) -> Callable:
     return run
 
 
-def run_pipeline(module: ir.Module, pipeline: str | list[Pass | str]) -> list[tuple[ir.Location, str, str]]:
-    """Run ``pipeline`` (elements, or ``builtin.module(...)`` text as for ``alpa-opt
-    --pass-pipeline``) on ``module`` in place, in the module's context.
+def run_pipeline(module: ir.Module,
+                 pipeline: str | Iterable[Pass | Pipeline | str]) -> list[tuple[ir.Location, str, str]]:
+    """Run ``pipeline`` (pass and pipeline objects and text elements, or
+    ``builtin.module(...)`` text as for ``alpa-opt --pass-pipeline``) on ``module`` in
+    place, in the module's context.
 
     Returns the warnings and remarks of alpa passes as (location, severity, message).
     Raises :class:`PipelineError` for a bad pipeline and ``ir.MLIRError`` (with the
     diagnostics) when a pass fails.
     """
-    elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else pipeline
+    elements = parse_pipeline(pipeline) if isinstance(pipeline, str) else flatten(pipeline)
     warnings: list[tuple[ir.Location, str, str]] = []
     with module.context:
         build_pass_manager(elements, warnings).run(module.operation)

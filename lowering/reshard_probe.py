@@ -42,6 +42,13 @@ def check_devices(mesh: DeviceMesh) -> None:
                          f"--xla_force_host_platform_device_count={mesh.size} before importing jax)")
 
 
+def resharding_probe(mesh: DeviceMesh):
+    """:func:`probe_resharding` on ``mesh``, after :func:`check_devices`: the
+    ``resharding_probe`` that ``alpa-auto-sharding{resharding-costs=xla}`` asks for."""
+    check_devices(mesh)
+    return functools.partial(probe_resharding, mesh=mesh)
+
+
 def probe_shape(shape: tuple[int, ...], mesh: DeviceMesh) -> tuple[int, ...]:
     """The smallest shape with ``shape``'s divisibility by every shard count on ``mesh``."""
     return tuple(math.gcd(size, mesh.size) if size else 0 for size in shape)

@@ -38,6 +38,7 @@ from ..dialect.pass_registry import (
     pipeline_text,
     registered,
 )
+from ..services import provide
 from . import diagnostics as diag
 
 SPLIT_MARKER = re.compile(r"^// -----", re.M)
@@ -233,8 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.pass_pipeline is not None and pass_flags:
             raise UsageError("give either --pass-pipeline or pass flags, not both")
         try:
-            elements = (parse_pipeline(args.pass_pipeline) if args.pass_pipeline is not None
-                        else [e for flag in pass_flags for e in parse_element(flag)])
+            elements = provide(parse_pipeline(args.pass_pipeline) if args.pass_pipeline is not None
+                               else [e for flag in pass_flags for e in parse_element(flag)])
         except PipelineError as error:
             raise UsageError(str(error)) from None
         # Validate the pipeline (upstream names included) before reading the input, so

@@ -9,6 +9,7 @@ import math
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -16,6 +17,7 @@ import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import (
+    MESH_ATTR,
     MHLO_SHARDING,
     find_main,
     funcs,
@@ -27,22 +29,23 @@ from ...dialect.annotations import (
 from ...dialect.context import make_context, walk
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR, STAGE_ATTR
-from ...dialect.pass_registry import Diagnostics, Pass, register
+from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
-from ...lowering.spmd import LoweringError
-from ...runtime.profiling import time_module
+from ...plans.pipeline_plan import PipelinePlan, StagePlacement
+from ...plans.sharding_plan import ShardingPlan
 from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.cost_model import tile_bytes
-from ..intra_op.plan import ShardingPlan
 from ..intra_op.rules import itemsize_of, shape_of
 from .layer_construction import LayerConstructionPass, op_flops
 from .outline import OutlineError, extract, outline
-from .pipeline_plan import PipelinePlan, StagePlacement
 from .stage_dp import StageCosts, StageDPError, solve_stage_dp
 from .submesh import cover_submeshes, submesh_shapes
 from .training_step import StepGraph, step_ops
 
 LOG = logging.getLogger("alpa_mlir.stage_construction")
+# cost-model=profile: (planned stage module, mesh, timed runs) -> the median seconds of one
+# run on local devices; a ValueError when the mesh cannot run here.
+StageTimer = Callable[[ir.Module, DeviceMesh, int], float]
 
 
 @register
@@ -128,6 +131,10 @@ class StageConstructionPass(Pass):
     epsilon: float = field(default=0.0, metadata={
         "help": "seconds; t_max candidates closer than this merge (a faster DP within (B-1)*epsilon; 0: exact)"})
     report: str = field(default="", metadata={"help": "path of a JSON stage-plan report"})
+    stage_timer: StageTimer | None = provided(
+        "cost-model=profile: the seconds one run of a planned module takes on local devices "
+        "(runtime.profiling.time_module)")
+    on_plan: Callable[[PipelinePlan], None] | None = provided("receives the stage plan, as the report file would")
 
     def __post_init__(self) -> None:
         if len(self.cluster_shape) != 2 or min(self.cluster_shape, default=0) < 1:
@@ -306,7 +313,7 @@ class StageConstructionPass(Pass):
         groups = [stage_of[n] * len(parts) + parts.index(phase[n]) for n in range(len(ops))]
         names = [f"stage{s}_{part}" for s in range(len(meshes)) for part in parts]
         i64 = ir.IntegerType.get_signless(64, module.context)
-        attributes = [{STAGE_ATTR: ir.IntegerAttr.get(i64, s), "alpa.mesh": mesh_to_attr(mesh)}
+        attributes = [{STAGE_ATTR: ir.IntegerAttr.get(i64, s), MESH_ATTR: mesh_to_attr(mesh)}
                       for s, mesh in enumerate(meshes) for _ in parts]
         try:
             outlined = outline(main, groups, names, attributes)
@@ -316,7 +323,7 @@ class StageConstructionPass(Pass):
             return
         for part in outlined:
             _annotate_signature(part.func, part.inputs, part.outputs, input_shardings[part.group // len(parts)])
-        if self.report:
+        if self.report or self.on_plan is not None:
             self._write_report(module, diagnostics, plan, placements, meshes, costs, {
                 "intra_op_plans": solves, "candidates": len(candidates), "composed_ranges": len(composed),
                 "cost_seconds": search_seconds,
@@ -381,9 +388,13 @@ class StageConstructionPass(Pass):
         stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
         the annotated module)."""
         if self.cost_model == "profile":
+            if self.stage_timer is None:
+                diagnostics.error(main, "option 'cost-model=profile' times stages with a stage timer the pass is not "
+                                        "given: build it with stage_timer= (alpa-opt and alpa_mlir give the runtime's)")
+                return None
             try:
-                latency = time_module(planned, DeviceMesh(mesh.shape), self.profile_repeats)
-            except LoweringError as error:
+                latency = self.stage_timer(planned, DeviceMesh(mesh.shape), self.profile_repeats)
+            except ValueError as error:
                 diagnostics.error(main, f"option 'cost-model=profile': {error}")
                 return None
         else:
@@ -431,6 +442,10 @@ class StageConstructionPass(Pass):
                            float(costs.param_mem[s.start, s.end, s.submesh, s.logical_mesh]),
                            float(costs.act_mem[s.start, s.end, s.submesh, s.logical_mesh]))
             for s, pl, mesh in zip(plan.stages, placements, meshes)), stats)
+        if self.on_plan is not None:
+            self.on_plan(report)
+        if not self.report:
+            return
         try:
             report.save(self.report)
         except OSError as error:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from jax._src.lib.mlir import ir
@@ -22,12 +23,12 @@ from ...dialect.annotations import (
     string_attr,
 )
 from ...dialect.mesh import DeviceMesh
-from ...dialect.pass_registry import Diagnostics, Pass, register
+from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
+from ...plans.sharding_plan import OpPlan, ShardingPlan, ValuePlan
 from . import ilp
 from .cost_graph import Graph, Node, ReshardingOracle
 from .cost_model import collective
-from .plan import OpPlan, ShardingPlan, ValuePlan
 from .strategies import StrategyOptions
 from .strategy import Strategy
 
@@ -40,6 +41,12 @@ REDUCE_SCATTER_BONUS = 1e-6
 MEMORY_TIE_BREAK = 1e-12
 # Rounds of re-solving after XLA priced picked reshardings (resharding-costs=xla).
 MAX_REPRICING = 8
+# resharding-costs=xla: for a mesh, a probe that gives, for (src, dst, shape, itemsize),
+# the collectives XLA's SPMD partitioner emits for that resharding, each with the factor
+# its bytes scale by (kind, bytes, mesh_axes, group_size, as lowering.hlo_collectives
+# reads them); a ValueError where it cannot ask XLA (too few devices).
+ReshardingProbe = Callable[[DeviceMesh], Callable[[ShardingSpec, ShardingSpec, tuple[int, ...], int],
+                                                  Sequence[tuple[Any, float]]]]
 
 
 @register
@@ -123,6 +130,9 @@ class AutoShardingPass(MeshOptions, Pass):
     solver: str = field(default="HIGHS", metadata={"help": "CVXPY MILP solver"})
     solver_time_limit: float = field(default=0.0, metadata={"help": "seconds (0: no limit)"})
     report: str = field(default="", metadata={"help": "path of a JSON plan report"})
+    resharding_probe: ReshardingProbe | None = provided(
+        "resharding-costs=xla: what XLA emits for a resharding (lowering.reshard_probe.resharding_probe)")
+    on_plan: Callable[[ShardingPlan], None] | None = provided("receives the plan, as the report file would")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -151,6 +161,8 @@ class AutoShardingPass(MeshOptions, Pass):
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         plan = self.plan_module(module, diagnostics)
+        if plan is not None and self.on_plan is not None:
+            self.on_plan(plan)
         if plan is not None and self.report:
             try:
                 plan.save(self.report)
@@ -167,7 +179,7 @@ class AutoShardingPass(MeshOptions, Pass):
                 raise ValueError(f"option 'batch-args' names argument(s) {list(self.batch_args)} but @main has "
                                  f"{arguments} arguments")
             _check_state(func, self.state)
-            oracle = _xla_oracle(physical) if self.resharding_costs == "xla" else None
+            oracle = self._xla_oracle(physical) if self.resharding_costs == "xla" else None
         except ValueError as error:
             diagnostics.error(module, str(error))
             return None
@@ -247,6 +259,20 @@ class AutoShardingPass(MeshOptions, Pass):
             if oracle is None or not graph.measure_reshardings(solution.choices, oracle):
                 return solution, True
         return replace(solution, objective=ilp.objective(graph.cost_graph(memory=False), solution.choices)), False
+
+    def _xla_oracle(self, mesh: DeviceMesh) -> ReshardingOracle:
+        """Reshardings priced as XLA's SPMD partitioner emits them, through
+        ``resharding_probe``; a ValueError when there is none, or too few devices to ask XLA."""
+        if self.resharding_probe is None:
+            raise ValueError("option 'resharding-costs=xla' asks XLA, through a resharding probe the pass is not "
+                             "given: build it with resharding_probe= (alpa-opt and alpa_mlir give lowering's)")
+        probe = self.resharding_probe(mesh)
+
+        def oracle(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], itemsize: int) -> tuple:
+            return tuple(collective(c.kind, c.bytes * factor, c.mesh_axes or (), mesh, group=c.group_size)
+                         for c, factor in probe(src, dst, shape, itemsize))
+
+        return oracle
 
     def _mesh(self, module: ir.Operation) -> DeviceMesh:
         found = module_mesh(module, MeshOptions())
@@ -334,20 +360,6 @@ class AutoShardingPass(MeshOptions, Pass):
                 _restrict(node, _replicated, soft=True)
             elif node.kind == "argument":
                 _restrict(node, lambda s: not _replicated(s), soft=True)
-
-
-def _xla_oracle(mesh: DeviceMesh) -> ReshardingOracle:
-    """Reshardings priced as XLA's SPMD partitioner emits them (lowering.reshard_probe);
-    a ValueError when there are too few devices to ask XLA."""
-    from ...lowering.reshard_probe import check_devices, probe_resharding  # compiles with XLA: only when asked
-
-    check_devices(mesh)
-
-    def oracle(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], itemsize: int) -> tuple:
-        return tuple(collective(c.kind, c.bytes * factor, c.mesh_axes or (), mesh, group=c.group_size)
-                     for c, factor in probe_resharding(src, dst, shape, itemsize, mesh))
-
-    return oracle
 
 
 def _check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:

@@ -49,11 +49,12 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec
+from ...plans.sharding_plan import Collective
 from .cost_model import resharding_collectives, tile_bytes
 from .ilp import CostGraph, Edge, Follow
 from .rules import itemsize_of, iteration_space, shape_of
 from .strategies import StrategyOptions, enumerate_strategies
-from .strategy import Collective, IterationSpace, Strategy
+from .strategy import IterationSpace, Strategy
 
 CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if")
 # An identity on each operand (jax.checkpoint's fence around saved values): like a

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec
-from .strategy import Collective, CollectiveKind
+from ...plans.sharding_plan import Collective, CollectiveKind
 
 _VOLUME = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0, "all-to-all": 1.0,
            "collective-permute": 1.0}

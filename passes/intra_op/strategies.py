@@ -40,8 +40,9 @@ from dataclasses import dataclass
 
 from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec
+from ...plans.sharding_plan import Collective
 from .cost_model import collective, tile_bytes
-from .strategy import Collective, IterationSpace, Strategy
+from .strategy import IterationSpace, Strategy
 
 Shape = tuple[int, ...]
 LoopAxes = tuple[tuple[int, ...], ...]

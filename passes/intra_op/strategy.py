@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ...dialect.sharding import ShardingSpec
+from ...plans.sharding_plan import Collective
 
-CollectiveKind = Literal["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"]
 Reducer = Literal["sum", "max", "min", "and", "or", "mul"]
 
 
@@ -52,21 +52,6 @@ class IterationSpace:
         in_results = {loop for dims in self.results if dims for loop in dims if loop is not None}
         in_operands = {loop for dims in self.operands if dims for loop in dims if loop is not None}
         return tuple(sorted(in_operands - in_results))
-
-
-@dataclass(frozen=True, slots=True)
-class Collective:
-    """One collective an algorithm or a resharding performs.
-
-    ``bytes`` is the per-device buffer the collective works on, as XLA's partitioned
-    HLO shows it: the operand of an all-reduce, reduce-scatter or all-to-all, the
-    result of an all-gather (Tables 2 and 3 use the same convention).
-    """
-
-    kind: CollectiveKind
-    mesh_axes: tuple[int, ...]
-    bytes: float
-    cost: float
 
 
 @dataclass(frozen=True, slots=True)

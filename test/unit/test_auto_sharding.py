@@ -36,8 +36,9 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.pass_registry import element_text
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.spmd import SpmdExecutable, compile_module
-from alpa_mlir.passes import run_pipeline
+from alpa_mlir.passes import parse_pipeline, run_pipeline
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
+from alpa_mlir.services import provide
 
 MESH = (1, 4)
 AXIS = 1  # the mesh axis of size 4; axis 0 has size 1 and never splits anything
@@ -67,8 +68,8 @@ def mlp_args(batch: int, hidden: int) -> tuple:
 def auto_shard(args: tuple, report: Path, options: str = "", step: Callable = mlp_step
                ) -> tuple[ir.Module, ShardingPlan]:
     module = ir.Module.parse(jax.jit(step).lower(*args).as_text(), context=alpa_mlir.dialect.make_context())
-    run_pipeline(module, "builtin.module(alpa-import-pipeline, alpa-auto-sharding{"
-                         f"mesh-shape={MESH[0]},{MESH[1]} report={report} {options}}})")
+    run_pipeline(module, provide(parse_pipeline("builtin.module(alpa-import-pipeline, alpa-auto-sharding{"
+                                                f"mesh-shape={MESH[0]},{MESH[1]} report={report} {options}}})")))
     return module, ShardingPlan.load(report)
 
 
@@ -360,6 +361,17 @@ def test_report_json_holds_the_plan_and_solver_statistics(megatron) -> None:
     assert data["objective"] == pytest.approx(cost, rel=1e-9)
     assert solver["objective"] == pytest.approx(data["objective"], rel=1e-6)
     assert ShardingPlan.from_json(data) == plan
+
+
+def test_xla_resharding_costs_need_a_probe(tmp_path) -> None:
+    # The pass asks XLA through the probe it is given (lowering's, from provide); built
+    # without one, it says so instead of pricing with the model.
+    module = ir.Module.parse(jax.jit(mlp_step).lower(*mlp_args(8, 8)).as_text(),
+                             context=alpa_mlir.dialect.make_context())
+    with pytest.raises(ir.MLIRError, match="option 'resharding-costs=xla' asks XLA, through a resharding probe the "
+                                           "pass is not given: build it with resharding_probe="):
+        run_pipeline(module, "builtin.module(alpa-import-pipeline, alpa-auto-sharding{mesh-shape=2,4 "
+                             "resharding-costs=xla})")
 
 
 def test_report_of_a_graph_eliminated_exactly_says_trivial(tmp_path) -> None:

@@ -48,7 +48,7 @@ from alpa_mlir.lowering import spmd
 from alpa_mlir.lowering.spmd import SpmdExecutable, compile_module
 from alpa_mlir.passes import run_pipeline
 from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
-from alpa_mlir.passes.intra_op.plan import ShardingPlan
+from alpa_mlir.plans.sharding_plan import ShardingPlan
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
 
 Key = tuple[str, tuple[int, ...] | None]

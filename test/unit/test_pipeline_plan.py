@@ -7,7 +7,7 @@ import json
 import pytest
 
 from alpa_mlir import PipelinePlan, PipelinePlanError
-from alpa_mlir.passes.inter_op.pipeline_plan import StagePlacement
+from alpa_mlir.plans.pipeline_plan import StagePlacement
 
 
 def plan(latencies: list[float], micro_batches: int) -> PipelinePlan:

@@ -15,8 +15,9 @@ from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.annotations import funcs
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.lowering.spmd import compile_module
-from alpa_mlir.passes import run_pipeline
+from alpa_mlir.passes import parse_pipeline, run_pipeline
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
+from alpa_mlir.services import provide
 
 MLP = models.MLPConfig(sizes=(64, 64, 64, 64, 64))
 
@@ -33,7 +34,7 @@ def mlp_module(layers: int = 4) -> tuple[ir.Module, list]:
 def staged(options: str, tmp_path) -> tuple[ir.Module, dict, list]:
     module, flat = mlp_module()
     report = tmp_path / "stages.json"
-    run_pipeline(module, f"builtin.module(alpa-stage-construction{{{options} report={report}}})")
+    run_pipeline(module, provide(parse_pipeline(f"alpa-stage-construction{{{options} report={report}}}")))
     return module, json.loads(report.read_text()), flat
 
 
@@ -178,9 +179,18 @@ def test_profile_cost_model_times_the_candidates(tmp_path) -> None:
 
 def test_profile_needs_the_devices(tmp_path) -> None:
     module, _ = mlp_module()
-    with pytest.raises(ir.MLIRError, match="option 'cost-model=profile'"):
-        run_pipeline(module, "builtin.module(alpa-stage-construction{cluster-shape=4,8 cost-model=profile "
-                             "stage-mode=manual stage-layers=4 stage-submeshes=4,8})")
+    with pytest.raises(ir.MLIRError, match="option 'cost-model=profile': .*devices"):
+        run_pipeline(module, provide(parse_pipeline("alpa-stage-construction{cluster-shape=4,8 cost-model=profile "
+                                                    "stage-mode=manual stage-layers=4 stage-submeshes=4,8}")))
+
+
+def test_profile_needs_a_stage_timer(tmp_path) -> None:
+    # The pass times stages through the timer it is given (the runtime's, from provide);
+    # built without one, it says so instead of guessing.
+    module, _ = mlp_module()
+    with pytest.raises(ir.MLIRError, match="option 'cost-model=profile' times stages with a stage timer the pass "
+                                           "is not given: build it with stage_timer="):
+        run_pipeline(module, "builtin.module(alpa-stage-construction{cluster-shape=1,2 cost-model=profile})")
 
 
 def test_planning_in_processes_finds_the_same_plan(tmp_path) -> None:

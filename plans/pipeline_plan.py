@@ -44,9 +44,13 @@ class PipelinePlan:
     stages: tuple[StagePlacement, ...]
     search: dict  # intra-op plans, candidates, seconds
 
+    def to_json(self) -> str:
+        """The plan as the text :meth:`from_json` reads."""
+        return json.dumps({"version": VERSION, **asdict(self)}, indent=1)
+
     def save(self, path: str | os.PathLike) -> None:
         with open(path, "w") as f:
-            json.dump({"version": VERSION, **asdict(self)}, f, indent=1)
+            f.write(self.to_json())
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> PipelinePlan:

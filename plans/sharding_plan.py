@@ -12,10 +12,28 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec
-from .strategy import Collective
+from ..dialect.mesh import DeviceMesh
+from ..dialect.sharding import ShardingSpec
+
+CollectiveKind = Literal["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"]
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    """One collective an algorithm or a resharding performs.
+
+    ``bytes`` is the per-device buffer the collective works on, as XLA's partitioned
+    HLO shows it: the operand of an all-reduce, reduce-scatter or all-to-all, the
+    result of an all-gather (Tables 2 and 3 use the same convention).
+    """
+
+    kind: CollectiveKind
+    mesh_axes: tuple[int, ...]
+    bytes: float
+    cost: float
+
 
 PLAN_VERSION = 1
 
