@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import concurrent.futures
-import dataclasses
 import logging
-import math
-import multiprocessing
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import (
@@ -26,25 +20,21 @@ from ...dialect.annotations import (
     result_shardings,
     set_value_attrs,
 )
-from ...dialect.context import make_context, walk
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
-from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR, STAGE_ATTR
+from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, STAGE_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
-from ...dialect.sharding import ShardingSpec
 from ...plans.pipeline_plan import PipelinePlan, StagePlacement
-from ...plans.sharding_plan import ShardingPlan
-from ..intra_op.auto_sharding import AutoShardingPass
-from ..intra_op.cost_model import tile_bytes
-from ..intra_op.rules import itemsize_of, shape_of
-from .layer_construction import LayerConstructionPass, op_flops
+from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
-from .stage_dp import StageCosts, StageDPError, solve_stage_dp
-from .submesh import cover_submeshes, submesh_shapes
-from .training_step import StepGraph, step_ops
+from .stage_costing import cost_stages, plan_stage
+from .stage_dp import StageDPError
+from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes
+from .submesh import cover_submeshes
+from .training_step import step_ops
 
 LOG = logging.getLogger("alpa_mlir.stage_construction")
 # cost-model=profile: (planned stage module, mesh, timed runs) -> the median seconds of one
-# run on local devices; a ValueError when the mesh cannot run here.
+# run on local devices; a ValueError when the mesh cannot run here (stage_costing calls it).
 StageTimer = Callable[[ir.Module, DeviceMesh, int], float]
 
 
@@ -186,103 +176,29 @@ class StageConstructionPass(Pass):
                                   inter_host_alpha=self.inter_host_latency,
                                   inter_host_beta=1.0 / self.inter_host_bandwidth)
         try:
-            families = self._candidates(num_layers)
+            families = candidate_families(self, num_layers)
         except ValueError as error:
             diagnostics.error(main, str(error))
             return
-        candidates = sorted({c for family in families for c in family})
-        composed = []  # (start, end) of ranges costed from shorter ones
-        if self.max_costed_layers:
-            m = self.max_costed_layers
-            composed = sorted({(i, j) for i, j, _ in candidates if j - i > m})
-            shapes_used = sorted({k for _, _, k in candidates})
-            candidates = sorted({(i, j, k) for i, j, k in candidates if j - i <= m} |
-                                {(i, j, k) for i in range(num_layers) for j in range(i + 1, min(i + m, num_layers) + 1)
-                                 for k in shapes_used} if composed else candidates)
+        candidates, composed = costed_candidates(sorted({c for family in families for c in family}),
+                                                 self.max_costed_layers, num_layers)
         submeshes = sorted({k for _, _, k in candidates})
-        views = {k: _logical_shapes(k, self.logical_mesh_space) for k in submeshes}
-        width = max(len(v) for v in views.values())
-        shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
-        latency, param_mem, act_mem = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
+        views = {k: logical_shapes(k, self.logical_mesh_space) for k in submeshes}
         start = time.perf_counter()
         LOG.info("stage construction: costing %d layers on %d submesh shapes", num_layers, len(submeshes))
-        # Every candidate plans the same ops again: their warnings are reported once, below.
-        sink: list = []
-        costing = Diagnostics(sink)
-        graph = StepGraph(main)
-        of_layer: list[list[int]] = [[] for _ in range(num_layers)]  # op numbers by layer, in order
-        for n, number in enumerate(layer):
-            of_layer[number].append(n)
-        state = {(i, j): _state_bytes(graph, phase, [n for number in range(i, j) for n in of_layer[number]])
-                 for i, j in {(i, j) for i, j, _ in candidates}}
-        work: dict[tuple, tuple] = {}  # distinct (stage module, logical mesh) -> (stage, mesh, indices)
-        entries = []  # (table index, work key)
-        extracted: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
-        for i, j, k in candidates:
-            if (i, j) not in extracted:  # once per range, whatever the submesh
-                indices = sorted(n for number in range(i, j) for n in of_layer[number]
-                                 if phase[n] in (FORWARD, BACKWARD))
-                stage = extract(main, indices)
-                for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
-                    del op.attributes[LAYER_ATTR]
-                    del op.attributes[PHASE_ATTR]
-                    op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, module.context),
-                                                                  number)
-                extracted[i, j] = (stage, str(stage.module), indices)
-            stage, text, indices = extracted[i, j]
-            for p, view in enumerate(views[k]):
-                mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
-                key = (text, mesh.shape, mesh.alpha, mesh.beta)
-                work.setdefault(key, (stage, mesh, indices))
-                entries.append(((i, j, submeshes.index(k), p), key))
-        solves = len(work)
-        planned = self._plan_all(work, module.context, costing)
-        if planned is None:  # the planner's error is reported at its op
-            diagnostics.failed = True
+        costed = cost_stages(self, main, layer, phase, candidates, composed, submeshes, views, cluster, diagnostics)
+        if costed is None:
             return
-        costed: dict[tuple, tuple] = {}
-        for index, key in entries:
-            stage, mesh, indices = work[key]
-            if key not in costed:  # once per distinct stage and mesh (profiling runs it)
-                cost = self._stage_cost(stage, mesh, *planned[key], graph, indices, phase, main, diagnostics)
-                if cost is None:
-                    return
-                costed[key] = cost
-            latency[index], params, params_whole, act_mem[index] = costed[key]
-            # Optimizer state (read by the updates only) is taken as sharded like the parameters.
-            param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
-        for i, j in composed:  # max-costed-layers: append one layer at a time to [i, i+m)
-            m = self.max_costed_layers
-            for table in (latency, param_mem, act_mem):
-                total = table[i, i + m].copy()
-                with np.errstate(invalid="ignore"):  # inf - inf: a view the submesh lacks, made inf below
-                    for last in range(i + m, j):  # what layer `last` adds after the m - 1 before it
-                        before = table[last - m + 1, last] if m > 1 else 0.0
-                        total += table[last - m + 1, last + 1] - before
-                table[i, j] = np.nan_to_num(total, nan=np.inf)
-        for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
-                                               if severity == "warning"):
-            diagnostics.warning(location, message)
+        costs, solves = costed
         search_seconds = time.perf_counter() - start
         LOG.info("stage construction: %d intra-op plans for %d (layer range, submesh) candidates in %.1f s",
                  solves, len(candidates), search_seconds)
-        costs = StageCosts(latency, tuple(submeshes), param_mem, act_mem, self.device_memory or math.inf)
         tic = time.perf_counter()
-        plans, errors = [], []
-        for family in families:  # one DP per family of candidates; the best plan wins
-            allowed = np.zeros(latency.shape[:3], dtype=bool)
-            for i, j, k in family:
-                allowed[i, j, submeshes.index(k)] = True
-            restricted = dataclasses.replace(costs, latency=np.where(allowed[..., None], latency, np.inf))
-            try:
-                plans.append((solve_stage_dp(restricted, tuple(self.cluster_shape), self.num_micro_batches,
-                                             epsilon=self.epsilon), restricted))
-            except StageDPError as error:
-                errors.append(error)
-        if not plans:
-            diagnostics.error(main, f"stage construction: {errors[0]}")
+        try:
+            plan, costs = best_plan(families, costs, tuple(self.cluster_shape), self.num_micro_batches, self.epsilon)
+        except StageDPError as error:
+            diagnostics.error(main, f"stage construction: {error}")
             return
-        plan, costs = min(plans, key=lambda found: found[0].latency)
         dp_seconds = time.perf_counter() - tic
         LOG.info("stage construction: DP in %.3f s: %d stages, predicted latency %.4g s", dp_seconds,
                  len(plan.stages), plan.latency)
@@ -329,104 +245,13 @@ class StageConstructionPass(Pass):
                 "cost_seconds": search_seconds,
                 "dp_seconds": dp_seconds})
 
-    # ------------------------------------------------------------------ search space
-
-    def _candidates(self, num_layers: int) -> list[list[tuple[int, int, tuple[int, int]]]]:
-        """Families of (start, end, submesh) stages the mode allows; the DP runs once per family."""
-        cluster = tuple(self.cluster_shape)
-        if self.stage_mode == "manual":
-            if sum(self.stage_layers) != num_layers or min(self.stage_layers) < 1:
-                raise ValueError(f"option 'stage-layers' {list(self.stage_layers)} must be positive and add up to "
-                                 f"the {num_layers} layers")
-            bounds = np.cumsum((0, *self.stage_layers))
-            shapes = [tuple(self.stage_submeshes[2 * s:2 * s + 2]) for s in range(len(self.stage_layers))]
-            return [[(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]]
-        shapes = submesh_shapes(cluster, self.submesh_space)
-        if self.stage_mode == "equal-layer":  # Sec. 8.3: every stage has the same number of layers
-            counts = [num_layers // self.num_stages] if self.num_stages else \
-                [n for n in range(1, num_layers + 1) if num_layers % n == 0]
-            if self.num_stages and num_layers % self.num_stages:
-                raise ValueError(f"option 'num-stages' {self.num_stages} does not divide the {num_layers} layers")
-            return [[(i, i + n, k) for i in range(0, num_layers, n) for k in shapes] for n in counts]
-        return [[(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]]
-
-    # ------------------------------------------------------------------ costs
-
-    def _plan_all(self, work: dict, context: ir.Context, diagnostics: Diagnostics) -> dict | None:
-        """Each distinct stage module planned on its logical mesh, from a fresh copy: key -> (plan,
-        shardings of its copied ops' results, the planned module). ``jobs`` > 1 plans in that many
-        processes."""
-        planned = {}
-        progress = _Progress("stage construction: planned", len(work))
-        if self.jobs > 1:
-            keys = list(work)
-            with concurrent.futures.ProcessPoolExecutor(self.jobs, mp_context=multiprocessing.get_context("spawn")) \
-                    as pool:
-                remote = pool.map(_plan_remotely, [key[0] for key in keys], [tuple(work[key][1].shape) for key in keys],
-                                  [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys])
-                for key, answer in zip(keys, remote):
-                    if answer is not None:
-                        module = ir.Module.parse(answer[0], context=context)
-                        planned[key] = (ShardingPlan.from_json(answer[1]), _copy_shardings(module), module)
-                    progress.step()
-        for key, (_, mesh, _) in work.items():
-            if key not in planned:  # serially (or again, so that a failure is reported at its op)
-                module = ir.Module.parse(key[0], context=context)
-                plan = self._plan(module, mesh, diagnostics)
-                if plan is None:
-                    progress.close()
-                    return None
-                planned[key] = (plan, _copy_shardings(module), module)
-                progress.step()
-        progress.close()
-        return planned
-
-    def _stage_cost(self, stage, mesh: DeviceMesh, plan: ShardingPlan, shardings: list[list[str]],
-                    planned: ir.Module, graph: StepGraph, indices, phase, main,
-                    diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
-        """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
-        stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
-        the annotated module)."""
-        if self.cost_model == "profile":
-            if self.stage_timer is None:
-                diagnostics.error(main, "option 'cost-model=profile' times stages with a stage timer the pass is not "
-                                        "given: build it with stage_timer= (alpa-opt and alpa_mlir give the runtime's)")
-                return None
-            try:
-                latency = self.stage_timer(planned, DeviceMesh(mesh.shape), self.profile_repeats)
-            except ValueError as error:
-                diagnostics.error(main, f"option 'cost-model=profile': {error}")
-                return None
-        else:
-            compute = sum(op_flops(graph.ops[n]) for n in indices) / (mesh.size * self.device_flops)
-            latency = compute + plan.objective
-        arguments = list(main.regions[0].blocks[0].arguments)
-        read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
-                if value in arguments and v.spec is not None]
-        params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh) for value, v in read)
-        params_whole = sum(math.prod(v.shape) * itemsize_of(value) for value, v in read)
-        backward = {n for n in indices if phase[n] == BACKWARD}
-        saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
-        for n, texts in zip(sorted(indices), shardings):
-            if phase[n] != FORWARD:
-                continue
-            for result, text in zip(graph.ops[n].results, texts):
-                shape = shape_of(result)
-                if shape is not None and backward.intersection(graph.value_users.get(result, ())):
-                    spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
-                    saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
-        return latency, params, params_whole, saved
-
-    def _plan(self, module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
-        return _stage_planner(mesh.shape, mesh.alpha, mesh.beta).plan_module(module.operation, diagnostics)
-
     def _annotate_stage(self, main: ir.Operation, indices: list[int], mesh: DeviceMesh,
                         diagnostics: Diagnostics) -> list[tuple[ir.Value, ir.Attribute]] | None:
         """Plan the whole stage (apply part included) on its mesh; its ops take the plan's
         shardings. Returns the sharding the plan wants for each value the stage reads from
         outside (an @main argument or another stage's result), on its own mesh."""
         stage = extract(main, indices)
-        if self._plan(stage.module, mesh, diagnostics) is None:
+        if plan_stage(stage.module, mesh, diagnostics) is None:
             return None
         ops = step_ops(main)
         for n, copy in zip(indices, stage.ops):
@@ -451,64 +276,6 @@ class StageConstructionPass(Pass):
         except OSError as error:
             diagnostics.error(module, f"option 'report': cannot write {self.report}: {error.strerror}")
 
-class _Progress:
-    """A one-line progress bar on an interactive stderr (``planned 12/60 (8.1 s)``); nothing
-    otherwise, where the log lines of each phase say how far the search is."""
-
-    def __init__(self, what: str, total: int) -> None:
-        self.what, self.total, self.done = what, total, 0
-        self.start = time.perf_counter()
-        self.shown = sys.stderr.isatty() and total > 1
-
-    def step(self) -> None:
-        self.done += 1
-        if self.shown:
-            width = 30
-            bar = "#" * (width * self.done // self.total)
-            sys.stderr.write(f"\r{self.what} [{bar:<{width}}] {self.done}/{self.total} "
-                             f"({time.perf_counter() - self.start:.1f} s)")
-            sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
-
-
-
-
-def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...]) -> AutoShardingPass:
-    """The intra-op pass a stage is planned with; a tensor dimension may take every axis of
-    its submesh (S^{01}: data parallelism within a stage on a 2-D submesh)."""
-    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_flattened_mesh=True)
-
-
-def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],
-                   beta: tuple[float, ...]) -> tuple[str, dict] | None:
-    """In a worker process: plan a stage module; its annotated text and plan, or None on failure."""
-    with make_context():
-        module = ir.Module.parse(text)
-        plan = _stage_planner(shape, alpha, beta).plan_module(module.operation, Diagnostics([]))
-        return None if plan is None else (str(module), plan.to_json())
-
-
-def _copy_shardings(module: ir.Module) -> list[list[str]]:
-    """The result shardings of a planned stage's copied ops, in copy order (found by COPY_ATTR)."""
-    found = {ir.IntegerAttr(op.attributes[COPY_ATTR]).value: result_shardings(op)
-             for op in walk(module.operation) if COPY_ATTR in op.attributes}
-    return [found[n] for n in range(len(found))]
-
-
-def _state_bytes(graph: StepGraph, phase: list[str], indices: list[int]) -> float:
-    """Bytes of the @main arguments that only the stage's apply ops read (optimizer state)."""
-    read: dict[int, set[str]] = {}
-    for n in indices:
-        for argument in graph.args_read[n]:
-            read.setdefault(argument, set()).add(phase[n])
-    arguments = list(graph.arg_number)
-    return float(sum(math.prod(shape_of(arguments[a]) or ()) * itemsize_of(arguments[a])
-                     for a, phases in read.items() if phases == {APPLY}))
-
-
 def _annotate_signature(func: ir.Operation, inputs: tuple[ir.Value, ...], outputs: tuple[ir.Value, ...],
                         input_shardings: list[tuple[ir.Value, ir.Attribute]]) -> None:
     """A part's arguments and results carry the shardings their values have on the part's
@@ -531,14 +298,6 @@ def _annotate_signature(func: ir.Operation, inputs: tuple[ir.Value, ...], output
             if found is not None:
                 attrs[MHLO_SHARDING] = found
         set_value_attrs(func, which, dicts)
-
-
-def _logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]]:
-    """The logical views of a submesh: its physical shape, or every 2-D shape of its devices."""
-    if space == "physical":
-        return [submesh]
-    devices = submesh[0] * submesh[1]
-    return [(a, devices // a) for a in range(1, devices + 1) if devices % a == 0]
 
 
 FREE_OPS = ("stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim", "stablehlo.reshape",

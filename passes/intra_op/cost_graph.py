@@ -51,7 +51,7 @@ from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec
 from ...plans.sharding_plan import Collective
 from .cost_model import resharding_collectives, tile_bytes
-from .ilp import CostGraph, Edge, Follow
+from .ilp_graph import CostGraph, Edge, Follow
 from .rules import itemsize_of, iteration_space, shape_of
 from .strategies import StrategyOptions, enumerate_strategies
 from .strategy import IterationSpace, Strategy

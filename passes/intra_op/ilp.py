@@ -1,30 +1,29 @@
 """The intra-operator auto-sharding ILP (Sec. 4.2, Eq. 1), independent of MLIR.
 
-A :class:`CostGraph` has one node per op with ``k_v`` candidate parallel algorithms
-(cost ``c_v + d_v``), resharding-cost matrices ``R_vu`` on its edges, optional
-followers (trivial ops merged into an operand, Sec. 4.2) and optional per-program-point
-memory. :func:`solve` picks one algorithm per node minimising
+A ``CostGraph`` (``ilp_graph.py``) has one node per op with ``k_v`` candidate parallel
+algorithms (cost ``c_v + d_v``), resharding-cost matrices ``R_vu`` on its edges,
+optional followers (trivial ops merged into an operand, Sec. 4.2) and optional
+per-program-point memory. :func:`solve` picks one algorithm per node minimising
 
     sum_v s_v^T (c_v + d_v) + sum_(v,u) s_v^T R_vu s_u                      (Eq. 1)
 
-in three steps: followers are folded onto their leaders; without a memory budget,
-degree-0/1/2 nodes are eliminated exactly (their best strategy for every choice of
-their neighbours is folded into the neighbours' costs); what remains is linearised
-and handed to a CVXPY MILP solver (HiGHS by default). With HiGHS the LP relaxation
-is solved first: when its optimum is integral, it is the MILP's optimum too. ``np.inf`` marks a forbidden
-strategy or resharding pair. :func:`brute_force` is the exhaustive reference.
+in two steps: the exact reductions of ``ilp_graph.py`` (followers folded onto their
+leaders; without a memory budget, degree-0/1/2 nodes eliminated and dominated
+strategies pruned; one-sided edges folded into node costs), then what remains is
+linearised and handed to a CVXPY MILP solver (HiGHS by default). With HiGHS the LP
+relaxation is solved first: when its optimum is integral, it is the MILP's optimum
+too. ``np.inf`` marks a forbidden strategy or resharding pair.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import math
 import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,28 +32,19 @@ import numpy as np
 import scipy.sparse as sp
 from cvxpy.reductions.solvers.defines import MI_SOLVERS
 
-
-@dataclass(frozen=True)
-class Edge:
-    src: int
-    dst: int
-    cost: np.ndarray  # (k_src, k_dst): R_vu of Eq. 1; np.inf = forbidden pair
-
-
-@dataclass(frozen=True)
-class Follow:
-    node: int
-    leader: int
-    mapping: np.ndarray  # (k_leader,): if the leader picks i, the node picks mapping[i]
-
-
-@dataclass(frozen=True)
-class CostGraph:
-    node_costs: tuple[np.ndarray, ...]  # c_v + d_v, shape (k_v,); np.inf = forbidden strategy
-    edges: tuple[Edge, ...] = ()  # parallel edges add up
-    follows: tuple[Follow, ...] = ()
-    node_memory: tuple[np.ndarray, ...] | None = None  # bytes per device kept live per strategy
-    live_sets: tuple[tuple[int, ...], ...] = ()  # per program point, the nodes live there
+from .ilp_graph import (
+    CostGraph,
+    Edges,
+    IlpError,
+    InfeasibleError,
+    eliminate,
+    fold_followers,
+    fold_one_sided,
+    objective,
+    prune_dominated,
+    resolve_followers,
+    validate,
+)
 
 
 @dataclass(frozen=True)
@@ -83,14 +73,6 @@ class Solution:
         return self.stats.status in ("optimal", "trivial")
 
 
-class IlpError(ValueError):
-    """The graph or the solver settings cannot be solved; the message is for end users."""
-
-
-class InfeasibleError(IlpError):
-    """No plan avoids the forbidden strategies/pairs and fits the memory budget."""
-
-
 # How each MILP solver's CVXPY interface takes a wall-clock limit in seconds.
 _TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
     "HIGHS": lambda t: {"time_limit": t},
@@ -104,44 +86,6 @@ _TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
 # default for integer feasibility is 1e-6).
 INTEGRALITY_TOLERANCE = 1e-6
 
-_Edges = dict[tuple[int, int], np.ndarray]  # (a, b) with a < b -> R of shape (k_a, k_b)
-
-
-def objective(graph: CostGraph, choices: Sequence[int]) -> float:
-    """Eq. 1 for ``choices``; inf if a forbidden entry is used or a follower does not follow."""
-    c = [int(x) for x in choices]
-    if any(c[f.node] != int(f.mapping[c[f.leader]]) for f in graph.follows):
-        return math.inf
-    total = math.fsum(float(cost[c[v]]) for v, cost in enumerate(graph.node_costs))
-    return total + math.fsum(float(e.cost[c[e.src], c[e.dst]]) for e in graph.edges)
-
-
-def brute_force(graph: CostGraph, memory_budget: float | None = None) -> tuple[tuple[int, ...], float]:
-    """Exhaustive minimum of Eq. 1 over the leaders' strategies; ``((), inf)`` if none is feasible."""
-    n = len(graph.node_costs)
-    pending = {f.node: f for f in graph.follows}
-    free = [v for v in range(n) if v not in pending]
-    grid = np.array(list(itertools.product(*(range(len(graph.node_costs[v])) for v in free))), dtype=np.int64)
-    c = np.zeros((len(grid), n), dtype=np.int64)
-    c[:, free] = grid.reshape(len(grid), len(free))
-    while pending:
-        ready = [v for v, f in pending.items() if f.leader not in pending]
-        for v in ready:
-            f = pending.pop(v)
-            c[:, v] = np.asarray(f.mapping)[c[:, f.leader]]
-    total = np.zeros(len(c))
-    for v, cost in enumerate(graph.node_costs):
-        total += np.asarray(cost, dtype=float)[c[:, v]]
-    for e in graph.edges:
-        total += np.asarray(e.cost, dtype=float)[c[:, e.src], c[:, e.dst]]
-    if memory_budget is not None and graph.node_memory is not None:
-        for live in graph.live_sets:
-            peak = sum(np.asarray(graph.node_memory[v], dtype=float)[c[:, v]] for v in set(live))
-            total[np.asarray(peak) > memory_budget] = np.inf
-    best = int(np.argmin(total))
-    return ((), math.inf) if not np.isfinite(total[best]) else (tuple(int(x) for x in c[best]), float(total[best]))
-
-
 def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "HIGHS",
           time_limit: float | None = None, presolve: bool = False) -> Solution:
     """The strategy per node minimising Eq. 1 (followers included) within ``memory_budget`` bytes per device.
@@ -150,9 +94,9 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     start = time.perf_counter()
     solver = solver.upper()  # CVXPY's solver names are upper case
     solver_opts = _solver_options(solver, time_limit)
-    _validate(graph, memory_budget)
-    leader, maps = _resolve_followers(graph)
-    costs, edges = _fold_followers(graph, leader, maps)
+    validate(graph, memory_budget)
+    leader, maps = resolve_followers(graph)
+    costs, edges = fold_followers(graph, leader, maps)
     memory = None
     if memory_budget is not None and graph.live_sets:
         memory = _live_incidence(graph), leader, maps
@@ -160,9 +104,9 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
         # point, so a node's cheapest strategy for its neighbours may break the budget.
         records, constant = [], 0.0
     else:
-        records, constant = _eliminate(costs, edges)
-        _prune_dominated(costs, edges)
-    edges = _fold_one_sided(costs, edges)
+        records, constant = eliminate(costs, edges)
+        prune_dominated(costs, edges)
+    edges = fold_one_sided(costs, edges)
     nodes = sorted(costs)
     picks: dict[int, int] = {}
     if not nodes:
@@ -204,180 +148,13 @@ def _solver_options(solver: str, time_limit: float | None) -> dict:
     return _TIME_LIMIT_OPTIONS[solver](float(time_limit))
 
 
-def _validate(graph: CostGraph, memory_budget: float | None) -> None:
-    n = len(graph.node_costs)
-    for v, cost in enumerate(graph.node_costs):
-        cost = np.asarray(cost, dtype=float)
-        if cost.ndim != 1 or cost.size == 0 or np.isnan(cost).any() or (cost == -np.inf).any():
-            raise IlpError(f"node {v}: costs must be a non-empty vector without NaN or -inf")
-        if np.isinf(cost).all():
-            raise InfeasibleError(f"node {v} has no allowed strategy: all its {cost.size} costs are inf "
-                                  "(forbidden); relax the sharding pinned on it")
-    for e in graph.edges:
-        if not (0 <= e.src < n and 0 <= e.dst < n):
-            raise IlpError(f"edge {e.src} -> {e.dst} names a node outside 0..{n - 1}")
-        r = np.asarray(e.cost, dtype=float)
-        if r.shape != (len(graph.node_costs[e.src]), len(graph.node_costs[e.dst])) or np.isnan(r).any() \
-                or (r == -np.inf).any():
-            raise IlpError(f"edge {e.src} -> {e.dst}: resharding cost must be a (k_src, k_dst) matrix without NaN "
-                           "or -inf")
-        if np.isinf(r[np.isfinite(graph.node_costs[e.src])][:, np.isfinite(graph.node_costs[e.dst])]).all():
-            raise InfeasibleError(f"edge {e.src} -> {e.dst} admits no pair of allowed strategies: every such "
-                                  "entry of its resharding cost is inf")
-    if memory_budget is not None and graph.live_sets and graph.node_memory is None:
-        raise IlpError("a memory budget with live sets needs node_memory (bytes per strategy of each node)")
-    if graph.node_memory is not None and [np.shape(m) for m in graph.node_memory] != \
-            [np.shape(c) for c in graph.node_costs]:
-        raise IlpError("node_memory must have one vector per node, of the same length as its node_costs")
-    if any(not 0 <= v < n for live in graph.live_sets for v in live):
-        raise IlpError(f"a live set names a node outside 0..{n - 1}")
-
-
-def _resolve_followers(graph: CostGraph) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Each node's ultimate leader and the map from that leader's strategy to its own (chains composed)."""
-    n = len(graph.node_costs)
-    follow: dict[int, Follow] = {}
-    for f in graph.follows:
-        m = np.asarray(f.mapping)
-        if f.node in follow or not (0 <= f.node < n and 0 <= f.leader < n):
-            raise IlpError(f"follow {f.node} -> {f.leader}: a node follows at most one leader among 0..{n - 1}")
-        if m.shape != (len(graph.node_costs[f.leader]),) or m.min() < 0 or m.max() >= len(graph.node_costs[f.node]):
-            raise IlpError(f"follow {f.node} -> {f.leader}: mapping needs one strategy of node {f.node} per "
-                           f"strategy of node {f.leader}")
-        follow[f.node] = f
-    leader = np.arange(n)
-    maps = [np.arange(len(c)) for c in graph.node_costs]
-    for v in follow:
-        u, m, seen = v, np.arange(len(graph.node_costs[v])), {v}
-        while u in follow:
-            m, u = m[np.asarray(follow[u].mapping, dtype=np.int64)], follow[u].leader
-            if u in seen:
-                raise IlpError(f"follows form a cycle through node {v}")
-            seen.add(u)
-        leader[v], maps[v] = u, m
-    return leader, maps
-
-
-def _add_edge(edges: _Edges, a: int, b: int, r: np.ndarray) -> None:
-    key, r = ((a, b), r) if a < b else ((b, a), r.T)
-    edges[key] = edges[key] + r if key in edges else r
-
-
-def _oriented(edges: _Edges, a: int, b: int) -> np.ndarray:
-    return edges[(a, b)] if a < b else edges[(b, a)].T
-
-
-def _fold_followers(graph: CostGraph, leader: np.ndarray, maps: list[np.ndarray]) -> tuple[dict, _Edges]:
-    """Sec. 4.2 merging: a follower's costs and edges become its leader's, read through the mapping."""
-    costs = {int(v): np.zeros(len(graph.node_costs[v])) for v in range(len(leader)) if leader[v] == v}
-    for v, cost in enumerate(graph.node_costs):
-        costs[int(leader[v])] += np.asarray(cost, dtype=float)[maps[v]]
-    edges: _Edges = {}
-    for e in graph.edges:
-        a, b, r = int(leader[e.src]), int(leader[e.dst]), np.asarray(e.cost, dtype=float)
-        if a == b:  # both ends move with one leader choice i: the diagonal R[m_src[i], m_dst[i]]
-            costs[a] = costs[a] + r[maps[e.src], maps[e.dst]]
-        elif leader[e.src] == e.src and leader[e.dst] == e.dst:  # leaders' maps are the identity
-            _add_edge(edges, a, b, r)
-        else:
-            _add_edge(edges, a, b, r[np.ix_(maps[e.src], maps[e.dst])])
-    for v, cost in costs.items():
-        if np.isinf(cost).all():
-            merged = [u for u in range(len(leader)) if leader[u] == v and u != v]
-            raise InfeasibleError(f"node {v} has no allowed strategy once its followers {merged} are merged "
-                                  "into it: every strategy is forbidden for it or for a follower")
-    return costs, edges
-
-
-def _eliminate(costs: dict[int, np.ndarray], edges: _Edges) -> tuple[list, float]:
-    """Exact degree-0/1/2 elimination to a fixpoint; returns argmin tables (reverse order rebuilds choices).
-
-    Degree 1 (neighbour u):     c_u[a] += min_b R_uv[a, b] + c_v[b].
-    Degree 2 (neighbours u, w): R'_uw[a, c] = min_b R_uv[a, b] + c_v[b] + R_vw[b, c], summed into any u-w edge.
-    Both keep Eq. 1's optimum: v touches nothing else, so its best choice depends only on its neighbours'.
-    """
-    nbrs: dict[int, set[int]] = {v: set() for v in costs}
-    for a, b in edges:
-        nbrs[a].add(b)
-        nbrs[b].add(a)
-    records: list[tuple[int, tuple[int, ...], np.ndarray]] = []
-    constant = 0.0
-    work = [v for v in costs if len(nbrs[v]) <= 2]
-    while work:
-        v = work.pop()
-        if v not in costs or len(nbrs[v]) > 2:
-            continue
-        c, around = costs.pop(v), tuple(sorted(nbrs.pop(v)))
-        for u in around:
-            nbrs[u].discard(v)
-        if not around:
-            records.append((v, (), np.asarray(np.argmin(c))))
-            constant += float(c.min())
-            continue
-        r_uv = _oriented(edges, around[0], v)
-        del edges[(min(around[0], v), max(around[0], v))]
-        if len(around) == 1:
-            total = r_uv + c[None, :]
-            costs[around[0]] = costs[around[0]] + total.min(axis=1)
-        else:
-            r_vw = _oriented(edges, v, around[1])
-            del edges[(min(around[1], v), max(around[1], v))]
-            total = r_uv[:, :, None] + c[None, :, None] + r_vw[None, :, :]
-            _add_edge(edges, around[0], around[1], total.min(axis=1))
-            nbrs[around[0]].add(around[1])
-            nbrs[around[1]].add(around[0])
-        records.append((v, around, total.argmin(axis=1)))
-        work.extend(around)
-    return records, constant
-
-
-def _prune_dominated(costs: dict[int, np.ndarray], edges: _Edges) -> None:
-    """Forbid every strategy another one of its node beats or ties on its own cost and on
-    every resharding cost with every neighbour strategy: some optimum never uses it.
-    (Without a memory budget only: a dominated strategy may need less memory.)"""
-    nbrs: dict[int, list[int]] = {v: [] for v in costs}
-    for a, b in edges:
-        nbrs[a].append(b)
-        nbrs[b].append(a)
-    for v, cost in costs.items():
-        rows = np.concatenate([cost[:, None]] + [_oriented(edges, v, u) for u in nbrs[v]], axis=1)
-        below = np.all(rows[:, None, :] <= rows[None, :, :], axis=2)  # below[j, i]: row j <= row i
-        np.fill_diagonal(below, False)
-        # i goes if some j is <= everywhere and j is strictly better somewhere or, on a
-        # tie, comes first (so exactly one of equal rows survives).
-        order = np.arange(len(cost))
-        beaten = below & (~below.T | (order[:, None] < order[None, :]))
-        dominated = beaten.any(axis=0) & np.isfinite(cost)
-        if dominated.any():
-            costs[v] = np.where(dominated, np.inf, cost)
-
-
 def _live_incidence(graph: CostGraph) -> sp.csr_matrix:
     rows = np.repeat(np.arange(len(graph.live_sets)), [len(set(live)) for live in graph.live_sets])
     cols = np.fromiter((v for live in graph.live_sets for v in sorted(set(live))), dtype=np.int64)
     return sp.csr_matrix((np.ones(len(cols)), (rows, cols)), shape=(len(graph.live_sets), len(graph.node_costs)))
 
 
-def _fold_one_sided(costs: dict[int, np.ndarray], edges: _Edges) -> _Edges:
-    """The edges left once those whose cost, over the strategies still allowed, depends on
-    one end's choice only (equal rows: on the second end's; equal columns: on the
-    first's) are added to that end's costs in ``costs``. Exact; such an edge (a consumer
-    whose strategies all need one layout, a producer whose strategies all give one)
-    then needs no e variables or marginal rows in the ILP."""
-    kept = {}
-    for (a, b), r in edges.items():
-        ok_a, ok_b = np.isfinite(costs[a]), np.isfinite(costs[b])
-        sub = r[np.ix_(ok_a, ok_b)]
-        if sub.size and (sub == sub[:1]).all():
-            costs[b] = costs[b] + np.where(ok_b, r[np.argmax(ok_a)], 0.0)
-        elif sub.size and (sub == sub[:, :1]).all():
-            costs[a] = costs[a] + np.where(ok_a, r[:, np.argmax(ok_b)], 0.0)
-        else:
-            kept[(a, b)] = r
-    return kept
-
-
-def _build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: _Edges, memory: tuple | None,
+def _build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memory: tuple | None,
                memory_budget: float | None, graph: CostGraph) -> tuple[Callable, np.ndarray, int, Any]:
     """Eq. 1 linearised, as a few sparse matrices over s (node strategies) and e (edge strategy pairs).
 

@@ -6,17 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from ilp_oracle import brute_force
 
-from alpa_mlir.passes.intra_op.ilp import (
-    CostGraph,
-    Edge,
-    Follow,
-    IlpError,
-    InfeasibleError,
-    brute_force,
-    objective,
-    solve,
-)
+from alpa_mlir.passes.intra_op.ilp import solve
+from alpa_mlir.passes.intra_op.ilp_graph import CostGraph, Edge, Follow, IlpError, InfeasibleError, objective
 
 GIB = float(2**30)
 

@@ -88,3 +88,11 @@ def test_the_runtime_imports_without_the_solver():
     code = "import sys, alpa_mlir.runtime.pipeshard; print('cvxpy' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def test_no_module_is_over_500_lines():
+    # A module that outgrows this holds more than one thing (issue 14 split stage
+    # construction into the pass, its costing and its search for this reason).
+    long = {str(path.relative_to(ROOT)): n for folder in FOLDERS for path in (ROOT / folder).rglob("*.py")
+            if (n := len(path.read_text().splitlines())) > 500}
+    assert not long, f"modules over 500 lines: {long}"

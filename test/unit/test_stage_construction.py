@@ -214,7 +214,7 @@ def test_composed_range_costs_find_the_exact_plan_with_fewer_ilps(tmp_path, m) -
 
 
 def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:
-    from alpa_mlir.passes.inter_op.stage_construction import _Progress
+    from alpa_mlir.passes.inter_op.stage_costing import _Progress
 
     monkeypatch.setattr("sys.stderr.isatty", lambda: True)
     progress = _Progress("planned", 4)

@@ -1,0 +1,243 @@
+"""Stage costing of ``alpa-stage-construction``: ``t_intra`` and memory of each candidate stage.
+
+Every (layer range, logical mesh) candidate's forward and backward ops are extracted
+into a module of their own and planned by ``alpa-auto-sharding`` (modules that print
+alike, as repeated layers do, are planned once; ``jobs`` > 1 plans in processes). Its
+latency is analytic (FLOPs over the devices' FLOP/s, plus the plan's communication on
+the alpha-beta model) or measured (``cost-model=profile``: the planned module timed by
+the ``stage_timer`` the pass is given). Memory for Eq. 5: the per-device bytes of the
+parameters the stage reads (optimizer state taken as sharded like them) and of the
+activations its backward reads from its forward.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import multiprocessing
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+from jax._src.lib.mlir import ir
+
+from ...dialect.annotations import result_shardings
+from ...dialect.context import make_context, walk
+from ...dialect.mesh import DeviceMesh, PhysicalCluster
+from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR
+from ...dialect.pass_registry import Diagnostics
+from ...dialect.sharding import ShardingSpec
+from ...plans.sharding_plan import ShardingPlan
+from ..intra_op.auto_sharding import AutoShardingPass
+from ..intra_op.cost_model import tile_bytes
+from ..intra_op.rules import itemsize_of, shape_of
+from .layer_construction import op_flops
+from .outline import extract
+from .stage_dp import StageCosts
+from .stage_search import Candidate
+from .training_step import StepGraph
+
+if TYPE_CHECKING:
+    from .stage_construction import StageConstructionPass
+
+
+def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
+                candidates: list[Candidate], composed: list[tuple[int, int]], submeshes: list[tuple[int, int]],
+                views: dict[tuple[int, int], list[tuple[int, int]]], cluster: PhysicalCluster,
+                diagnostics: Diagnostics) -> tuple[StageCosts, int] | None:
+    """Eq. 3-5's tables for the DP: ``t_intra`` and the memories of every candidate on every
+    logical view of its submesh (``views``), and of the ``composed`` ranges built from
+    shorter ones; with the number of intra-op plans it took. ``layer``/``phase``: of each
+    op of ``@main``. None after an error (reported)."""
+    num_layers = max(layer) + 1
+    width = max(len(v) for v in views.values())
+    shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
+    latency, param_mem, act_mem = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
+    # Every candidate plans the same ops again: their warnings are reported once, below.
+    sink: list = []
+    costing = Diagnostics(sink)
+    graph = StepGraph(main)
+    of_layer: list[list[int]] = [[] for _ in range(num_layers)]  # op numbers by layer, in order
+    for n, number in enumerate(layer):
+        of_layer[number].append(n)
+    state = {(i, j): _state_bytes(graph, phase, [n for number in range(i, j) for n in of_layer[number]])
+             for i, j in {(i, j) for i, j, _ in candidates}}
+    work: dict[tuple, tuple] = {}  # distinct (stage module, logical mesh) -> (stage, mesh, indices)
+    entries = []  # (table index, work key)
+    extracted: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
+    for i, j, k in candidates:
+        if (i, j) not in extracted:  # once per range, whatever the submesh
+            indices = sorted(n for number in range(i, j) for n in of_layer[number]
+                             if phase[n] in (FORWARD, BACKWARD))
+            stage = extract(main, indices)
+            for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
+                del op.attributes[LAYER_ATTR]
+                del op.attributes[PHASE_ATTR]
+                op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context),
+                                                              number)
+            extracted[i, j] = (stage, str(stage.module), indices)
+        stage, text, indices = extracted[i, j]
+        for p, view in enumerate(views[k]):
+            mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
+            key = (text, mesh.shape, mesh.alpha, mesh.beta)
+            work.setdefault(key, (stage, mesh, indices))
+            entries.append(((i, j, submeshes.index(k), p), key))
+    solves = len(work)
+    planned = _plan_all(options.jobs, work, main.context, costing)
+    if planned is None:  # the planner's error is reported at its op
+        diagnostics.failed = True
+        return None
+    costed: dict[tuple, tuple] = {}
+    for index, key in entries:
+        stage, mesh, indices = work[key]
+        if key not in costed:  # once per distinct stage and mesh (profiling runs it)
+            cost = _stage_cost(options, stage, mesh, *planned[key], graph, indices, phase, main, diagnostics)
+            if cost is None:
+                return None
+            costed[key] = cost
+        latency[index], params, params_whole, act_mem[index] = costed[key]
+        # Optimizer state (read by the updates only) is taken as sharded like the parameters.
+        param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
+    for i, j in composed:  # max-costed-layers: append one layer at a time to [i, i+m)
+        m = options.max_costed_layers
+        for table in (latency, param_mem, act_mem):
+            total = table[i, i + m].copy()
+            with np.errstate(invalid="ignore"):  # inf - inf: a view the submesh lacks, made inf below
+                for last in range(i + m, j):  # what layer `last` adds after the m - 1 before it
+                    before = table[last - m + 1, last] if m > 1 else 0.0
+                    total += table[last - m + 1, last + 1] - before
+            table[i, j] = np.nan_to_num(total, nan=np.inf)
+    for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
+                                           if severity == "warning"):
+        diagnostics.warning(location, message)
+    return StageCosts(latency, tuple(submeshes), param_mem, act_mem, options.device_memory or math.inf), solves
+
+
+def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
+    """``module`` (a stage) annotated with its intra-op plan on ``mesh``; the plan, or None after an error."""
+    return _stage_planner(mesh.shape, mesh.alpha, mesh.beta).plan_module(module.operation, diagnostics)
+
+
+def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnostics) -> dict | None:
+    """Each distinct stage module planned on its logical mesh, from a fresh copy: key -> (plan,
+    shardings of its copied ops' results, the planned module). ``jobs`` > 1 plans in that many
+    processes."""
+    planned = {}
+    progress = _Progress("stage construction: planned", len(work))
+    if jobs > 1:
+        keys = list(work)
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) \
+                as pool:
+            remote = pool.map(_plan_remotely, [key[0] for key in keys], [tuple(work[key][1].shape) for key in keys],
+                              [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys])
+            for key, answer in zip(keys, remote):
+                if answer is not None:
+                    module = ir.Module.parse(answer[0], context=context)
+                    planned[key] = (ShardingPlan.from_json(answer[1]), _copy_shardings(module), module)
+                progress.step()
+    for key, (_, mesh, _) in work.items():
+        if key not in planned:  # serially (or again, so that a failure is reported at its op)
+            module = ir.Module.parse(key[0], context=context)
+            plan = plan_stage(module, mesh, diagnostics)
+            if plan is None:
+                progress.close()
+                return None
+            planned[key] = (plan, _copy_shardings(module), module)
+            progress.step()
+    progress.close()
+    return planned
+
+
+def _stage_cost(options: StageConstructionPass, stage, mesh: DeviceMesh, plan: ShardingPlan,
+                shardings: list[list[str]],
+                planned: ir.Module, graph: StepGraph, indices, phase, main,
+                diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
+    """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
+    stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
+    the annotated module)."""
+    if options.cost_model == "profile":
+        if options.stage_timer is None:
+            diagnostics.error(main, "option 'cost-model=profile' times stages with a stage timer the pass is not "
+                                    "given: build it with stage_timer= (alpa-opt and alpa_mlir give the runtime's)")
+            return None
+        try:
+            latency = options.stage_timer(planned, DeviceMesh(mesh.shape), options.profile_repeats)
+        except ValueError as error:
+            diagnostics.error(main, f"option 'cost-model=profile': {error}")
+            return None
+    else:
+        compute = sum(op_flops(graph.ops[n]) for n in indices) / (mesh.size * options.device_flops)
+        latency = compute + plan.objective
+    arguments = list(main.regions[0].blocks[0].arguments)
+    read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
+            if value in arguments and v.spec is not None]
+    params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh) for value, v in read)
+    params_whole = sum(math.prod(v.shape) * itemsize_of(value) for value, v in read)
+    backward = {n for n in indices if phase[n] == BACKWARD}
+    saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
+    for n, texts in zip(sorted(indices), shardings):
+        if phase[n] != FORWARD:
+            continue
+        for result, text in zip(graph.ops[n].results, texts):
+            shape = shape_of(result)
+            if shape is not None and backward.intersection(graph.value_users.get(result, ())):
+                spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
+                saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
+    return latency, params, params_whole, saved
+
+
+class _Progress:
+    """A one-line progress bar on an interactive stderr (``planned 12/60 (8.1 s)``); nothing
+    otherwise, where the log lines of each phase say how far the search is."""
+
+    def __init__(self, what: str, total: int) -> None:
+        self.what, self.total, self.done = what, total, 0
+        self.start = time.perf_counter()
+        self.shown = sys.stderr.isatty() and total > 1
+
+    def step(self) -> None:
+        self.done += 1
+        if self.shown:
+            width = 30
+            bar = "#" * (width * self.done // self.total)
+            sys.stderr.write(f"\r{self.what} [{bar:<{width}}] {self.done}/{self.total} "
+                             f"({time.perf_counter() - self.start:.1f} s)")
+            sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...]) -> AutoShardingPass:
+    """The intra-op pass a stage is planned with; a tensor dimension may take every axis of
+    its submesh (S^{01}: data parallelism within a stage on a 2-D submesh)."""
+    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_flattened_mesh=True)
+
+
+def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],
+                   beta: tuple[float, ...]) -> tuple[str, dict] | None:
+    """In a worker process: plan a stage module; its annotated text and plan, or None on failure."""
+    with make_context():
+        module = ir.Module.parse(text)
+        plan = _stage_planner(shape, alpha, beta).plan_module(module.operation, Diagnostics([]))
+        return None if plan is None else (str(module), plan.to_json())
+
+
+def _copy_shardings(module: ir.Module) -> list[list[str]]:
+    """The result shardings of a planned stage's copied ops, in copy order (found by COPY_ATTR)."""
+    found = {ir.IntegerAttr(op.attributes[COPY_ATTR]).value: result_shardings(op)
+             for op in walk(module.operation) if COPY_ATTR in op.attributes}
+    return [found[n] for n in range(len(found))]
+
+
+def _state_bytes(graph: StepGraph, phase: list[str], indices: list[int]) -> float:
+    """Bytes of the @main arguments that only the stage's apply ops read (optimizer state)."""
+    read: dict[int, set[str]] = {}
+    for n in indices:
+        for argument in graph.args_read[n]:
+            read.setdefault(argument, set()).add(phase[n])
+    arguments = list(graph.arg_number)
+    return float(sum(math.prod(shape_of(arguments[a]) or ()) * itemsize_of(arguments[a])
+                     for a, phases in read.items() if phases == {APPLY}))

@@ -1,0 +1,88 @@
+"""The search of ``alpa-stage-construction``: which stages it considers, and the DP over them.
+
+The candidates are (start layer, end layer, submesh shape) triples; a *family* of
+them is what one run of the DP of Eq. 3-4 (``stage_dp.py``) may combine: every range
+on every shape (``auto``), ranges of one length (``equal-layer``, one family per
+length), or the user's stages (``manual``). :func:`best_plan` keeps the best of the
+families' plans.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .stage_dp import StageCosts, StageDPError, StagePlan, solve_stage_dp
+from .submesh import submesh_shapes
+
+if TYPE_CHECKING:
+    from .stage_construction import StageConstructionPass
+
+Candidate = tuple[int, int, tuple[int, int]]  # layers [start, end) on a submesh shape (hosts, devices)
+
+
+def candidate_families(options: StageConstructionPass, num_layers: int) -> list[list[Candidate]]:
+    """Families of (start, end, submesh) stages the mode allows; the DP runs once per family.
+    Raises ``ValueError`` naming the option at fault."""
+    cluster = tuple(options.cluster_shape)
+    if options.stage_mode == "manual":
+        if sum(options.stage_layers) != num_layers or min(options.stage_layers) < 1:
+            raise ValueError(f"option 'stage-layers' {list(options.stage_layers)} must be positive and add up to "
+                             f"the {num_layers} layers")
+        bounds = np.cumsum((0, *options.stage_layers))
+        shapes = [tuple(options.stage_submeshes[2 * s:2 * s + 2]) for s in range(len(options.stage_layers))]
+        return [[(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]]
+    shapes = submesh_shapes(cluster, options.submesh_space)
+    if options.stage_mode == "equal-layer":  # Sec. 8.3: every stage has the same number of layers
+        counts = [num_layers // options.num_stages] if options.num_stages else \
+            [n for n in range(1, num_layers + 1) if num_layers % n == 0]
+        if options.num_stages and num_layers % options.num_stages:
+            raise ValueError(f"option 'num-stages' {options.num_stages} does not divide the {num_layers} layers")
+        return [[(i, i + n, k) for i in range(0, num_layers, n) for k in shapes] for n in counts]
+    return [[(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]]
+
+
+def costed_candidates(candidates: list[Candidate], max_costed_layers: int,
+                      num_layers: int) -> tuple[list[Candidate], list[tuple[int, int]]]:
+    """The candidates to plan, and the (start, end) ranges to compose from them instead
+    (``max-costed-layers``: every range of at most that many layers is planned, on every
+    submesh shape in use; longer ones are composed, see ``stage_costing.compose_ranges``)."""
+    if not max_costed_layers:
+        return candidates, []
+    m = max_costed_layers
+    composed = sorted({(i, j) for i, j, _ in candidates if j - i > m})
+    if not composed:
+        return candidates, []
+    shapes_used = sorted({k for _, _, k in candidates})
+    return sorted({(i, j, k) for i, j, k in candidates if j - i <= m} |
+                  {(i, j, k) for i in range(num_layers) for j in range(i + 1, min(i + m, num_layers) + 1)
+                   for k in shapes_used}), composed
+
+
+def logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]]:
+    """The logical views of a submesh: its physical shape, or every 2-D shape of its devices."""
+    if space == "physical":
+        return [submesh]
+    devices = submesh[0] * submesh[1]
+    return [(a, devices // a) for a in range(1, devices + 1) if devices % a == 0]
+
+
+def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple[int, int], num_micro_batches: int,
+              epsilon: float) -> tuple[StagePlan, StageCosts]:
+    """Eq. 2's best slicing over every family (one DP each, restricted to its
+    candidates), and the costs it was found with; ``StageDPError`` when no family has one."""
+    plans, errors = [], []
+    for family in families:
+        allowed = np.zeros(costs.latency.shape[:3], dtype=bool)
+        for i, j, k in family:
+            allowed[i, j, costs.submeshes.index(k)] = True
+        restricted = dataclasses.replace(costs, latency=np.where(allowed[..., None], costs.latency, np.inf))
+        try:
+            plans.append((solve_stage_dp(restricted, cluster, num_micro_batches, epsilon=epsilon), restricted))
+        except StageDPError as error:
+            errors.append(error)
+    if not plans:
+        raise errors[0]
+    return min(plans, key=lambda found: found[0].latency)

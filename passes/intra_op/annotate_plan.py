@@ -1,0 +1,112 @@
+"""The output of ``alpa-auto-sharding``: a solution of Eq. 1 written into the function.
+
+Each op takes its chosen strategy's result shardings (``mhlo.sharding``), each
+argument and result its own; a resharding the solution needs becomes an explicit
+``custom_call @Sharding`` where the value is defined, made once per (value, layout)
+and shared by every user that wants that layout. The same decisions, with their
+predicted collectives, come back as the :class:`ShardingPlan`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, replace
+
+from jax._src.lib.mlir import ir
+
+from ...dialect.annotations import MHLO_SHARDING, SHARDING_CUSTOM_CALL, get_value_attrs, set_value_attrs, string_attr
+from ...dialect.mesh import DeviceMesh
+from ...plans.sharding_plan import OpPlan, ShardingPlan, ValuePlan
+from .cost_graph import Graph
+from .ilp import Solution
+
+
+def annotate_plan(graph: Graph, solution: Solution, func: ir.Operation, mesh: DeviceMesh,
+                  physical: DeviceMesh) -> ShardingPlan:
+    """Write the chosen shardings, make reshardings explicit, and build the plan."""
+    chosen = [node.strategies[i] for node, i in zip(graph.nodes, solution.choices)]
+    resharding: dict[int, list[tuple[int, object]]] = {}
+    # One resharding per (value, layout), shared by every user that needs that layout
+    # (as Eq. 1 prices it through the value's copy node): the plan counts it once, where
+    # it is made.
+    made: dict[tuple[ir.Value, object], ir.Value] = {}
+    for use, steps in graph.chosen_reshardings(solution.choices):
+        src = graph.nodes[use.src]
+        shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
+        value = original = use.user.operands[use.operand]
+        for given, need in steps:
+            key = (original, need)
+            if key not in made:
+                collectives = graph.resharding_collectives(given, need, shape, itemsize)
+                resharding.setdefault(use.dst, []).extend((use.operand, c) for c in collectives)
+                made[key] = _insert_resharding(value, need.to_mhlo(mesh))
+            value = made[key]
+        use.user.operands[use.operand] = value
+    ops: dict[ir.Operation, OpPlan] = {}
+    values = {"argument": [], "result": []}
+    for index, (node, strategy) in enumerate(zip(graph.nodes, chosen)):
+        texts = tuple(s.to_mhlo(mesh) if s is not None else "{replicated}" for s in strategy.results)
+        if node.kind == "op":
+            ops[node.op] = OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
+                                  strategy.communication, tuple(resharding.get(index, ())))
+        elif node.kind == "copy":  # its layout shows in the reshardings made above
+            continue
+        elif node.kind == "carry":  # one plan entry per control-flow op, a tuple of its carries
+            entry = ops.get(node.op)
+            if entry is None:
+                entry = OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
+                               resharding=tuple(resharding.get(index, ())))
+            else:
+                entry = replace(entry, strategy=f"{entry.strategy},{strategy.name}", results=entry.results + texts,
+                                resharding=entry.resharding + tuple(resharding.get(index, ())))
+            ops[node.op] = entry
+        else:
+            values[node.kind].append((node, strategy.results[0], texts[0]))
+    returned = tuple(r for index, node in enumerate(graph.nodes) if node.kind == "result"
+                     for r in resharding.get(index, ()))
+    if returned:  # results the plan hands back in another layout than their producer's
+        ret = func.regions[0].blocks[0].operations[len(func.regions[0].blocks[0].operations) - 1]
+        ops[ret] = OpPlan(ret.name, str(ret.location), "return", (), resharding=returned)
+    for op, entry in ops.items():
+        texts = entry.results
+        if not texts:
+            continue
+        op.attributes[MHLO_SHARDING] = string_attr(texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}")
+    for kind, which in (("argument", "arg_attrs"), ("result", "res_attrs")):
+        dicts = get_value_attrs(func, which)
+        for node, _, text in values[kind]:
+            dicts[node.index][MHLO_SHARDING] = string_attr(text)
+        set_value_attrs(func, which, dicts)
+    types = {"argument": _types(func, "arg"), "result": _types(func, "res")}
+    tied = sorted((graph.nodes[u.src].index, graph.nodes[u.dst].index) for u in graph.uses if u.kind == "alias")
+    return ShardingPlan(
+        mesh=physical,
+        arguments=tuple(ValuePlan(n.shapes[0], types["argument"][n.index], s, t) for n, s, t in values["argument"]),
+        results=tuple(ValuePlan(n.shapes[0], types["result"][n.index], s, t) for n, s, t in values["result"]),
+        ops=tuple(ops.values()),
+        solver=asdict(solution.stats),
+        objective=float(solution.objective),
+        tied=tuple(tied),
+    )
+
+
+def _insert_resharding(value: ir.Value, text: str) -> ir.Value:
+    """``value`` constrained to sharding ``text``, right where it is defined (so the copy
+    dominates every use)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        point, location = ir.InsertionPoint.at_block_begin(owner), owner.owner.location
+    else:
+        point, location = ir.InsertionPoint.after(owner), owner.location
+    with point, location:
+        call = ir.Operation.create(
+            "stablehlo.custom_call", results=[value.type], operands=[value],
+            attributes={"call_target_name": string_attr(SHARDING_CUSTOM_CALL),
+                        "backend_config": string_attr(""), MHLO_SHARDING: string_attr(text)})
+    return call.results[0]
+
+
+def _types(func: ir.Operation, which: str) -> list[str]:
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    values = function_type.inputs if which == "arg" else function_type.results
+    return [str(t.element_type) if isinstance(t, ir.ShapedType) else str(t) for t in values]
+
