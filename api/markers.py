@@ -33,7 +33,7 @@ from jax._src.lib.mlir import ir
 from jax.extend.core import Primitive
 from jax.interpreters import ad, batching, mlir
 
-from .passes.imports.lower_pipeline_markers import (
+from .dialect.names import (
     BACKWARD_BOUNDARY,
     BOUNDARY,
     GRAD,

@@ -61,7 +61,7 @@ from jax._src.lib.mlir import ir
 from .context import walk
 from .mesh import DeviceMesh
 from .mesh_attr import MESH_ATTR, mesh_from_attr
-from .names import TRANSFER_ATTR
+from .names import ALL_GATHER_OP, ASSEMBLE_OP, DIALECT_PREFIX, RECV_OP, SEND_OP, TRANSFER_ATTR
 from .schedule_ops import SCHEDULE_PREFIX, verify_schedule_op
 from .sharding import ShardingError, ShardingSpec
 from .tile_map import tile_map
@@ -254,11 +254,11 @@ _TILE_ATTRS = {"channel_id": I64, "src_device": I64, "dst_device": I64, "tile": 
 
 ALPA_OPS: dict[str, AlpaOpDef] = {
     d.name: d for d in (
-        AlpaOpDef("alpa.send", 1, 0, _TILE_ATTRS, lambda op: _verify_tile(op, op.operands[0], global_shape=True)),
-        AlpaOpDef("alpa.recv", 0, 1, _TILE_ATTRS, _verify_recv),
-        AlpaOpDef("alpa.all_gather", None, 1,
+        AlpaOpDef(SEND_OP, 1, 0, _TILE_ATTRS, lambda op: _verify_tile(op, op.operands[0], global_shape=True)),
+        AlpaOpDef(RECV_OP, 0, 1, _TILE_ATTRS, _verify_recv),
+        AlpaOpDef(ALL_GATHER_OP, None, 1,
                   {"all_gather_dim": I64, "devices": I64_ARRAY, TRANSFER_ATTR: I64}, _verify_all_gather),
-        AlpaOpDef("alpa.assemble", None, 1,
+        AlpaOpDef(ASSEMBLE_OP, None, 1,
                   {"devices": I64_ARRAY, "tiles": I64_ARRAY, SHARDING: STRING, MESH_ATTR: DICTIONARY,
                    TRANSFER_ATTR: I64}, _verify_assemble),
     )
@@ -301,7 +301,7 @@ def verify_alpa_ops(root: ir.Operation) -> list[tuple[ir.Operation, str]]:
     """Every invalid ``alpa.*`` op under ``root`` with the reason: (op, message)."""
     problems = []
     for op in walk(root):
-        if op.name.startswith("alpa."):
+        if op.name.startswith(DIALECT_PREFIX):
             error = verify_op(op)
             if error:
                 problems.append((op, f"'{op.name}' op {error}"))
@@ -331,21 +331,21 @@ def build_send(value: ir.Value, channel_id: int, src_device: int, dst_device: in
                tile: Sequence[tuple[int, int]], transfer: int) -> ir.Operation:
     """Insert an ``alpa.send`` of ``tile`` ((start, limit) per dim) of the global ``value``
     at the current insertion point."""
-    return ir.Operation.create("alpa.send", operands=[value],
+    return ir.Operation.create(SEND_OP, operands=[value],
                                attributes=_tile_attrs(channel_id, src_device, dst_device, tile, transfer))
 
 
 def build_recv(result_type: ir.Type, channel_id: int, src_device: int, dst_device: int,
                tile: Sequence[tuple[int, int]], transfer: int) -> ir.Operation:
     """Insert an ``alpa.recv`` producing ``result_type`` (the tile's shape) at the current insertion point."""
-    return ir.Operation.create("alpa.recv", results=[result_type],
+    return ir.Operation.create(RECV_OP, results=[result_type],
                                attributes=_tile_attrs(channel_id, src_device, dst_device, tile, transfer))
 
 
 def build_all_gather(pieces: Sequence[ir.Value], result_type: ir.Type, all_gather_dim: int,
                      devices: Sequence[int], transfer: int) -> ir.Operation:
     """Insert an ``alpa.all_gather`` of ``pieces[k]`` (held by ``devices[k]``) at the current insertion point."""
-    return ir.Operation.create("alpa.all_gather", operands=list(pieces), results=[result_type], attributes={
+    return ir.Operation.create(ALL_GATHER_OP, operands=list(pieces), results=[result_type], attributes={
         TRANSFER_ATTR: _i64(transfer),
         "all_gather_dim": _i64(all_gather_dim),
         "devices": ir.DenseI64ArrayAttr.get(list(devices)),
@@ -359,7 +359,7 @@ def build_assemble(pieces: Sequence[ir.Value], devices: Sequence[int],
     ``tiles[k]`` ((start, limit) per dim) that ``devices[k]`` holds; ``sharding`` (an
     ``mhlo.sharding`` string) and ``mesh`` (an ``alpa.mesh`` attribute) say how the
     result is laid out."""
-    return ir.Operation.create("alpa.assemble", operands=list(pieces), results=[result_type], attributes={
+    return ir.Operation.create(ASSEMBLE_OP, operands=list(pieces), results=[result_type], attributes={
         TRANSFER_ATTR: _i64(transfer),
         "devices": ir.DenseI64ArrayAttr.get(list(devices)),
         "tiles": _flat(tiles),

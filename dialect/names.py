@@ -1,11 +1,37 @@
-"""Names the passes, the lowering and the runtime share: the ``alpa.*`` attributes the
-passes write on ops, functions and modules, and the phases of a training step. One
-owner for each, so that renaming one changes one line.
+"""Names the API, the passes, the lowering and the runtime share: the ``alpa`` dialect's
+ops, the ``alpa.*`` attributes the passes write on ops, functions and modules, the
+pipeline markers the API writes, and the phases of a training step. One owner for
+each, so that renaming one changes one line.
 """
 
 from __future__ import annotations
 
 from typing import Literal
+
+# The ops of the alpa dialect (``alpa_ops.py`` verifies and builds them): a cross-mesh
+# transfer's sends, recvs and local all-gathers, and the assemble that rebuilds the value.
+DIALECT_PREFIX = "alpa."
+SEND_OP = "alpa.send"
+RECV_OP = "alpa.recv"
+ALL_GATHER_OP = "alpa.all_gather"
+ASSEMBLE_OP = "alpa.assemble"
+TRANSFER_OPS = (SEND_OP, RECV_OP, ALL_GATHER_OP, ASSEMBLE_OP)
+
+# The pipeline markers: ``alpa_mlir.mark_pipeline_boundary`` and ``alpa_mlir.grad`` write
+# them as custom calls (api/markers.py), alpa-lower-pipeline-markers reads them.
+MARKER_TARGET = "alpa.pipeline_marker"
+MARKER_KIND = "alpa.marker"
+# A user boundary in the forward pass (``mark_pipeline_boundary``).
+BOUNDARY = "boundary"
+# The transpose of a boundary's tangent: the same boundary, met by the backward pass.
+BACKWARD_BOUNDARY = "backward_boundary"
+# A boundary's tangent in forward-mode AD (``jax.jvp``); it sits beside its primal marker.
+TANGENT_BOUNDARY = "tangent_boundary"
+# The gradients of ``alpa_mlir.grad``: what reads them is the apply-gradient part.
+GRAD = "grad"
+MARKER_KINDS = (BOUNDARY, BACKWARD_BOUNDARY, TANGENT_BOUNDARY, GRAD)
+# Kinds whose last operand is a link to the marker they derive from.
+LINKED_KINDS = (BACKWARD_BOUNDARY, TANGENT_BOUNDARY)
 
 # alpa-lower-pipeline-markers: the forward segment between two pipeline boundaries an
 # op belongs to, and the ops that apply the gradients.
@@ -23,6 +49,8 @@ COPY_ATTR = "alpa.copy"
 SCHEDULE_ATTR = "alpa.schedule"
 NUM_MICRO_BATCHES_ATTR = "alpa.num_micro_batches"
 TRANSFER_ATTR = "alpa.transfer"
+# Outlining (passes/inter_op/outline.py): the group of each top-level op while it is outlined.
+OUTLINE_GROUP_ATTR = "alpa.outline_group"
 
 # The phases of a training step, in order.
 Phase = Literal["forward", "backward", "apply"]

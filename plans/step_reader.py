@@ -17,13 +17,25 @@ from jax._src.lib.mlir import ir
 from ..dialect.annotations import MESH_ATTR, MHLO_SHARDING, find_main, funcs, get_value_attrs, mesh_from_attr
 from ..dialect.jax_interop import aval_of
 from ..dialect.mesh import DeviceMesh
-from ..dialect.names import APPLY, BACKWARD, FORWARD, NUM_MICRO_BATCHES_ATTR, SCHEDULE_ATTR, STAGE_ATTR, TRANSFER_ATTR
-from ..dialect.schedule_ops import Instruction, read_instruction, verify_schedule_op
+from ..dialect.names import (
+    ALL_GATHER_OP,
+    APPLY,
+    ASSEMBLE_OP,
+    BACKWARD,
+    FORWARD,
+    NUM_MICRO_BATCHES_ATTR,
+    RECV_OP,
+    SCHEDULE_ATTR,
+    SEND_OP,
+    STAGE_ATTR,
+    TRANSFER_ATTR,
+    TRANSFER_OPS,
+)
+from ..dialect.schedule_ops import SCHEDULE_PREFIX, Instruction, read_instruction, verify_schedule_op
 from ..dialect.sharding import ShardingError, ShardingSpec
 from .reshard_plan import LocalGather, ReshardPlan, Tile, TileMove, check_plan
 from .schedules import StageCall, StepProgram, Transfer
 
-TRANSFER_OPS = ("alpa.send", "alpa.recv", "alpa.all_gather", "alpa.assemble")
 PART_SUFFIXES = {"_forward": FORWARD, "_backward": BACKWARD, "_apply": APPLY}
 REPLICATED = "{replicated}"
 
@@ -77,7 +89,7 @@ def value_location(value: ir.Value, stages: dict[str, ir.Operation]) -> ValueLoc
     if isinstance(owner, ir.Block):
         return None
     owner = owner.operation
-    if owner.name == "alpa.assemble":
+    if owner.name == ASSEMBLE_OP:
         return ValueLocation(mesh_from_attr(owner.attributes[MESH_ATTR]), owner.attributes[MESH_ATTR],
                              ir.StringAttr(owner.attributes[MHLO_SHARDING]).value, "an alpa.assemble")
     if owner.name != "func.call" or callee_name(owner) not in stages:
@@ -150,7 +162,7 @@ def read_step(module: ir.Operation) -> Step:
             call_ops[callee] = op
             names.update((r, f"{callee}#{k}") for k, r in enumerate(op.results))
         elif op.name in TRANSFER_OPS:
-            if op.name == "alpa.assemble" and TRANSFER_ATTR in op.attributes:
+            if op.name == ASSEMBLE_OP and TRANSFER_ATTR in op.attributes:
                 names[op.results[0]] = f"transfer{ir.IntegerAttr(op.attributes[TRANSFER_ATTR]).value}"
         elif op.name == "func.return":
             returned = tuple(name_of(v, op) for v in op.operands)
@@ -204,14 +216,14 @@ def _transfer_ops(t: int, ops: list[ir.Operation]) -> TransferOps:
     by_kind: dict[str, list[ir.Operation]] = {name: [] for name in TRANSFER_OPS}
     for op in ops:
         by_kind[op.name].append(op)
-    sends, recvs, assembles = by_kind["alpa.send"], by_kind["alpa.recv"], by_kind["alpa.assemble"]
+    sends, recvs, assembles = by_kind[SEND_OP], by_kind[RECV_OP], by_kind[ASSEMBLE_OP]
     if not sends or len(assembles) != 1:
         raise StepError(ops[0], f"transfer {t} needs alpa.send ops and one alpa.assemble; it has {len(sends)} and "
                                 f"{len(assembles)}")
     if len(recvs) != len(sends):
         raise StepError(sends[0], f"transfer {t} has {len(sends)} alpa.send ops but {len(recvs)} alpa.recv ops")
     recvs.sort(key=lambda op: ir.IntegerAttr(op.attributes["channel_id"]).value)
-    return TransferOps(t, tuple(sends), tuple(recvs), tuple(by_kind["alpa.all_gather"]), assembles[0])
+    return TransferOps(t, tuple(sends), tuple(recvs), tuple(by_kind[ALL_GATHER_OP]), assembles[0])
 
 
 def _step_transfer(ops: TransferOps, names: dict[ir.Value, str], producers: dict[str, int],
@@ -326,7 +338,7 @@ def read_streams(module: ir.Operation) -> dict[int, MeshSchedule]:
         for op in (o.operation for o in function.regions[0].blocks[0].operations):
             if op.name == "func.return":
                 continue
-            error = verify_schedule_op(op) if op.name.startswith("alpa.sched.") else "is not a schedule op"
+            error = verify_schedule_op(op) if op.name.startswith(SCHEDULE_PREFIX) else "is not a schedule op"
             if error:
                 raise ValueError(f"{function.attributes['sym_name']}: '{op.name}' {error}")
             instructions.append(read_instruction(op))

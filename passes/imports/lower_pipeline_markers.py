@@ -30,23 +30,18 @@ from dataclasses import dataclass
 from jax._src.lib.mlir import ir
 
 from ...dialect.context import walk
-from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
+from ...dialect.names import (
+    APPLY_GRAD_ATTR,
+    BACKWARD_BOUNDARY,
+    BOUNDARY,
+    GRAD,
+    LINKED_KINDS,
+    MARKER_KIND,
+    MARKER_KINDS,
+    MARKER_TARGET,
+    SEGMENT_ATTR,
+)
 from ...dialect.pass_registry import Diagnostics, Pass, register
-
-MARKER_TARGET = "alpa.pipeline_marker"
-MARKER_KIND = "alpa.marker"
-# A user boundary in the forward pass (``mark_pipeline_boundary``).
-BOUNDARY = "boundary"
-# The transpose of a boundary's tangent: the same boundary, met by the backward pass.
-BACKWARD_BOUNDARY = "backward_boundary"
-# A boundary's tangent in forward-mode AD (``jax.jvp``); it sits beside its primal marker.
-TANGENT_BOUNDARY = "tangent_boundary"
-# The gradients of ``alpa_mlir.grad``: what reads them is the apply-gradient part.
-GRAD = "grad"
-MARKER_KINDS = (BOUNDARY, BACKWARD_BOUNDARY, TANGENT_BOUNDARY, GRAD)
-# Kinds whose last operand is a link to the marker they derive from.
-LINKED_KINDS = (BACKWARD_BOUNDARY, TANGENT_BOUNDARY)
-
 
 
 def is_marker(op: ir.Operation) -> bool:

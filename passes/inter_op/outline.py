@@ -17,9 +17,8 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import string_attr
 from ...dialect.context import walk
+from ...dialect.names import OUTLINE_GROUP_ATTR
 from .training_step import step_ops
-
-GROUP = "alpa.outline_group"  # on each top-level op while outlining
 
 
 class OutlineError(ValueError):
@@ -61,7 +60,7 @@ def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
     i64 = ir.IntegerType.get_signless(64, func.context)
     members: dict[int, list[ir.Operation]] = {}
     for op, g in zip(ops, groups):
-        op.attributes[GROUP] = ir.IntegerAttr.get(i64, g)
+        op.attributes[OUTLINE_GROUP_ATTR] = ir.IntegerAttr.get(i64, g)
         members.setdefault(g, []).append(op)
     inputs, outputs, after = {}, {}, {}
     for g, group in members.items():
@@ -75,7 +74,7 @@ def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
                                 names[g], attributes[g] if attributes else {}, current)
         created.append(Outlined(callee, g, tuple(inputs[g]), tuple(outputs[g])))
     for op in ops:
-        del op.attributes[GROUP]
+        del op.attributes[OUTLINE_GROUP_ATTR]
     return created
 
 
@@ -98,12 +97,12 @@ def extract(func: ir.Operation, indices: Sequence[int]) -> Extracted:
     chosen = [ops[i] for i in sorted(set(indices))]
     i64 = ir.IntegerType.get_signless(64, func.context)
     for op in chosen:
-        op.attributes[GROUP] = ir.IntegerAttr.get(i64, 0)
+        op.attributes[OUTLINE_GROUP_ATTR] = ir.IntegerAttr.get(i64, 0)
     try:
         inputs, outputs, _ = _boundary(chosen, 0)
     finally:
         for op in chosen:
-            del op.attributes[GROUP]
+            del op.attributes[OUTLINE_GROUP_ATTR]
     with func.location:
         module = ir.Module.create()
         function_type = ir.FunctionType.get([v.type for v in inputs], [v.type for v in outputs])
@@ -127,7 +126,7 @@ def extract(func: ir.Operation, indices: Sequence[int]) -> Extracted:
 
 
 def _boundary(group: list[ir.Operation], g: int) -> tuple[list[ir.Value], list[ir.Value], set[int]]:
-    """What group ``g`` (its ops marked with ``GROUP``) reads from outside, what outside reads
+    """What group ``g`` (its ops marked with ``OUTLINE_GROUP_ATTR``) reads from outside, what outside reads
     from it, and the groups it reads from."""
     inputs: list[ir.Value] = []
     outputs: list[ir.Value] = []
@@ -152,8 +151,8 @@ def _group_of(where: ir.Value | ir.Operation) -> int | None:
         op = op.owner
     while op is not None:
         op = op.operation
-        if GROUP in op.attributes:
-            return ir.IntegerAttr(op.attributes[GROUP]).value
+        if OUTLINE_GROUP_ATTR in op.attributes:
+            return ir.IntegerAttr(op.attributes[OUTLINE_GROUP_ATTR]).value
         op = op.parent
     return None
 

@@ -8,7 +8,7 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.alpa_ops import build_all_gather, build_assemble, build_recv, build_send
 from ...dialect.annotations import MESH_ATTR, find_main, get_value_attrs
-from ...dialect.names import TRANSFER_ATTR
+from ...dialect.names import DIALECT_PREFIX, TRANSFER_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sharding import ShardingError
 from ...plans.reshard_plan import (
@@ -167,7 +167,7 @@ def _stage_functions(module: ir.Operation, main: ir.Operation,
                  for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"}
     stages: dict[str, ir.Operation] = {}
     for op in body(main):
-        if op.name in ("func.return",) or op.name.startswith("alpa."):
+        if op.name in ("func.return",) or op.name.startswith(DIALECT_PREFIX):
             continue
         if op.name != "func.call":
             diagnostics.error(op, f"cross-mesh resharding expects @main to hold only calls of stage functions; "
@@ -192,7 +192,7 @@ def _stage_functions(module: ir.Operation, main: ir.Operation,
 
 def _next_ids(main: ir.Operation) -> tuple[int, int]:
     """The first free ``alpa.transfer`` id and channel id (after any transfers already in ``@main``)."""
-    ops = [op for op in body(main) if op.name.startswith("alpa.")]
+    ops = [op for op in body(main) if op.name.startswith(DIALECT_PREFIX)]
     transfers = [ir.IntegerAttr(op.attributes[TRANSFER_ATTR]).value for op in ops]
     channels = [ir.IntegerAttr(op.attributes["channel_id"]).value for op in ops if "channel_id" in op.attributes]
     return max(transfers, default=-1) + 1, max(channels, default=-1) + 1
