@@ -92,7 +92,7 @@ COLUMNS = (("model", "model", "{}"), ("gpus", "GPUs", "{}"), ("cluster", "cluste
            ("clustering_seconds", "clustering s", "{:.1f}"), ("intra_op_plans", "ILPs", "{}"),
            ("cost_seconds", "ILPs s", "{:.1f}"), ("dp_seconds", "DP s", "{:.3f}"),
            ("total_seconds", "total s", "{:.0f}"), ("latency", "predicted latency s", "{:.4g}"),
-           ("stages", "stages", "{}"))
+           ("layering", "layering", "{}"), ("stages", "stages", "{}"))
 
 
 def markdown(result: dict) -> str:
@@ -103,7 +103,8 @@ def markdown(result: dict) -> str:
         "100 GB/s in a host, 25 Gbit/s between hosts). GPT/MoE: seq 1024, micro-batches of 16 sequences, B = 64 "
         "(global batch 1024); Wide-ResNet: 224x224 images, micro-batches of 64, B = 24 (1536). L: clustered "
         "layers. \"total s\" is lowering + clustering + stage construction (with the final whole-stage plans and "
-        "outlining). Stages are `[first, last) layer @ submesh (logical mesh)`.", COLUMNS)
+        "outlining). \"layering\": the layers of the plan (auto searches the clustered and the equal-operator "
+        "ones). Stages are `[first, last) layer @ submesh (logical mesh)`.", COLUMNS)
 
 
 QUICK = ["gpt:350M", "gpt:1.3B", "moe:380M", "wresnet:250M"]

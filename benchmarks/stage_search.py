@@ -64,7 +64,7 @@ def search(module: ir.Module, layers: int, cluster: tuple[int, int], micro_batch
     plan = json.loads(report.read_text())
     row.update(status="ok", latency=plan["latency"], intra_op_plans=plan["search"]["intra_op_plans"],
                candidates=plan["search"]["candidates"], cost_seconds=plan["search"]["cost_seconds"],
-               dp_seconds=plan["search"]["dp_seconds"],
+               dp_seconds=plan["search"]["dp_seconds"], layering=plan["search"]["layering"],
                stages=" ".join(f"[{s['layers'][0]},{s['layers'][1]})@{s['submesh'][0]}x{s['submesh'][1]}"
                                f"({s['logical_mesh'][0]}x{s['logical_mesh'][1]})" for s in plan["stages"]))
     return row

@@ -17,6 +17,7 @@ import math
 import multiprocessing
 import sys
 import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -42,14 +43,23 @@ if TYPE_CHECKING:
     from .stage_construction import StageConstructionPass
 
 
+@dataclass
+class CostCache:
+    """The stage modules planned and costed so far, by (module text, logical mesh), shared
+    by the layerings one search compares (a range both cut alike is planned once)."""
+
+    planned: dict = field(default_factory=dict)  # key -> (plan, shardings of the copied ops, planned module)
+    costed: dict = field(default_factory=dict)  # key -> (t_intra, parameter bytes per device and whole, activations)
+
+
 def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
                 candidates: list[Candidate], composed: list[tuple[int, int]], submeshes: list[tuple[int, int]],
-                views: dict[tuple[int, int], list[tuple[int, int]]], cluster: PhysicalCluster,
-                diagnostics: Diagnostics) -> tuple[StageCosts, int] | None:
+                views: dict[tuple[int, int], list[tuple[int, int]]], cluster: PhysicalCluster, cache: CostCache,
+                diagnostics: Diagnostics) -> StageCosts | None:
     """Eq. 3-5's tables for the DP: ``t_intra`` and the memories of every candidate on every
     logical view of its submesh (``views``), and of the ``composed`` ranges built from
-    shorter ones; with the number of intra-op plans it took. ``layer``/``phase``: of each
-    op of ``@main``. None after an error (reported)."""
+    shorter ones. ``layer``/``phase``: of each op of ``@main``. Stage modules in ``cache``
+    are not planned again; new ones are added. None after an error (reported)."""
     num_layers = max(layer) + 1
     width = max(len(v) for v in views.values())
     shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
@@ -83,12 +93,11 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
             key = (text, mesh.shape, mesh.alpha, mesh.beta)
             work.setdefault(key, (stage, mesh, indices))
             entries.append(((i, j, submeshes.index(k), p), key))
-    solves = len(work)
-    planned = _plan_all(options.jobs, work, main.context, costing)
-    if planned is None:  # the planner's error is reported at its op
+    if not _plan_all(options.jobs, {k: v for k, v in work.items() if k not in cache.planned}, main.context,
+                     costing, cache.planned):  # the planner's error is reported at its op
         diagnostics.failed = True
         return None
-    costed: dict[tuple, tuple] = {}
+    planned, costed = cache.planned, cache.costed
     for index, key in entries:
         stage, mesh, indices = work[key]
         if key not in costed:  # once per distinct stage and mesh (profiling runs it)
@@ -111,7 +120,7 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                            if severity == "warning"):
         diagnostics.warning(location, message)
-    return StageCosts(latency, tuple(submeshes), param_mem, act_mem, options.device_memory or math.inf), solves
+    return StageCosts(latency, tuple(submeshes), param_mem, act_mem, options.device_memory or math.inf)
 
 
 def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
@@ -119,13 +128,12 @@ def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) ->
     return _stage_planner(mesh.shape, mesh.alpha, mesh.beta).plan_module(module.operation, diagnostics)
 
 
-def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnostics) -> dict | None:
-    """Each distinct stage module planned on its logical mesh, from a fresh copy: key -> (plan,
-    shardings of its copied ops' results, the planned module). ``jobs`` > 1 plans in that many
-    processes."""
-    planned = {}
+def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnostics, planned: dict) -> bool:
+    """Each distinct stage module planned on its logical mesh, from a fresh copy, into
+    ``planned``: key -> (plan, shardings of its copied ops' results, the planned module).
+    ``jobs`` > 1 plans in that many processes. False after an error (reported)."""
     progress = _Progress("stage construction: planned", len(work))
-    if jobs > 1:
+    if jobs > 1 and work:
         keys = list(work)
         with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) \
                 as pool:
@@ -142,11 +150,11 @@ def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnosti
             plan = plan_stage(module, mesh, diagnostics)
             if plan is None:
                 progress.close()
-                return None
+                return False
             planned[key] = (plan, _copy_shardings(module), module)
             progress.step()
     progress.close()
-    return planned
+    return True
 
 
 def _stage_cost(options: StageConstructionPass, stage, mesh: DeviceMesh, plan: ShardingPlan,
