@@ -16,6 +16,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 
 from .dialect.jax_interop import spec_to_partition_spec
 from .dialect.mesh import DeviceMesh
+from .markers import lower
 from .methods import ShardParallel
 from .pipeline import module_text, parse_lowered, plan_module
 from .plans.sharding_plan import PlanError, ShardingPlan
@@ -65,7 +66,7 @@ def auto_shard(fn_or_lowered: Callable | jax.stages.Lowered, *args: Any,
         lowered, name = fn_or_lowered, "the lowered function"
     else:
         name = getattr(fn_or_lowered, "__qualname__", None) or repr(fn_or_lowered)
-        lowered = jax.jit(fn_or_lowered, static_argnums=static_argnums, keep_unused=True).lower(*args)
+        lowered = lower(jax.jit(fn_or_lowered, static_argnums=static_argnums, keep_unused=True), *args)
     positional, keywords = jax.tree_util.tree_unflatten(lowered.in_tree, range(lowered.in_tree.num_leaves))
     if keywords:
         raise TypeError(f"auto_shard: {name} was lowered with keyword arguments {sorted(keywords)}; jax.jit's "

@@ -15,10 +15,10 @@ the cotangents with the same link, so the backward pass carries the same cuts in
 reverse order and each backward cut names its forward one. Under ``vmap`` a marker
 marks the batched values. Called outside of ``jit`` a marker is the identity.
 
-XLA has no implementation of the custom call: compiling a function with markers with
-plain ``jax.jit`` fails with ``NOT_FOUND: No registered implementation for untyped
-custom call to alpa.pipeline_marker``. Run ``alpa-lower-pipeline-markers`` on the
-lowered module before XLA compiles it.
+The custom call is for the compiler only: under plain ``jax.jit`` (and any other
+lowering) a marker lowers to nothing, so the same model code compiles and runs without
+alpa-mlir. :func:`lower` lowers a jitted function with the markers, as ``parallelize``
+does; ``alpa-lower-pipeline-markers`` removes them again before XLA compiles.
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ def _impl(*operands: jax.Array, kind: str) -> list[jax.Array]:
 
 def _abstract_eval(*avals: Any, kind: str) -> list[Any]:
     return list(avals[:_num_values(avals, kind)])
+
+
+def _identity_lowering(ctx: mlir.LoweringRuleContext, *operands: ir.Value, kind: str) -> list[ir.Value]:
+    return list(operands[:_num_values(operands, kind)])
 
 
 def _lowering(ctx: mlir.LoweringRuleContext, *operands: ir.Value, kind: str) -> list[ir.Value]:
@@ -111,10 +115,20 @@ def _batch(operands: Sequence[jax.Array], dims: Sequence[int | None], *, kind: s
 
 pipeline_marker_p.def_impl(_impl)
 pipeline_marker_p.def_abstract_eval(_abstract_eval)
-mlir.register_lowering(pipeline_marker_p, _lowering)
+mlir.register_lowering(pipeline_marker_p, _identity_lowering)
 ad.primitive_jvps[pipeline_marker_p] = _jvp
 ad.primitive_transposes[pipeline_marker_p] = _transpose
 batching.primitive_batchers[pipeline_marker_p] = _batch
+
+
+# The lowering the compiler reads: markers as ``alpa.pipeline_marker`` custom calls.
+_WITH_MARKERS = mlir.LoweringParameters(override_lowering_rules=((pipeline_marker_p, _lowering),))
+
+
+def lower(jitted: Any, *args: Any, **kwargs: Any) -> jax.stages.Lowered:
+    """``jitted.lower(*args, **kwargs)`` with the pipeline markers kept as
+    ``alpa.pipeline_marker`` custom calls (plain lowering drops them)."""
+    return jitted.trace(*args, **kwargs).lower(_private_parameters=_WITH_MARKERS)
 
 
 def _is_marked(leaf: Any) -> bool:

@@ -22,6 +22,7 @@ from jax._src.lib.mlir import ir
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
 from .lowering.spmd import compile_module, read_signature
+from .markers import lower
 from .methods import ShardParallel
 from .pipeline import accumulate_gradients, module_text, parse_lowered, plan_module
 from .pipeshard import PipeshardFunction, PipeshardParallel
@@ -121,7 +122,7 @@ class ParallelizedFunction:
 
     def lower(self, *args: Any, **kwargs: Any) -> jax.stages.Lowered:
         """The unplanned ``jax.jit`` lowering of the function: the compiler's input."""
-        return self._jitted.lower(*args, **kwargs)
+        return lower(self._jitted, *args, **kwargs)
 
     def save_plan(self, path: str | os.PathLike, *args: Any, **kwargs: Any) -> SavedPlan:
         """Save the plan for these arguments with its annotated module; reload with ``load_plan=path``."""
@@ -148,7 +149,7 @@ class ParallelizedFunction:
         micro_batches = self.method.num_micro_batches
         if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
             args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))
-        lowered = self._jitted.lower(*args, **kwargs)
+        lowered = lower(self._jitted, *args, **kwargs)
         module = parse_lowered(lowered)
         donate = normalize_argnums(self.donate_argnums, len(args), "donate_argnums")
         donated_leaves = set(leaves_of(signature, donate))

@@ -49,6 +49,7 @@ from jax._src.lib.mlir import ir
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .dialect.context import make_context
+from .markers import lower
 from .passes import PipelineError, run_pipeline
 from .passes.inter_op.layer_clustering import DEFAULT_DELTA
 from .passes.inter_op.layer_construction import LayerConstructionPass
@@ -263,7 +264,7 @@ class PipeshardFunction:
         batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
         batch_leaves = leaves_of(signature, batch_positions)
         micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
-        lowered = self._jitted.lower(*micro, **kwargs)
+        lowered = lower(self._jitted, *micro, **kwargs)
         module = parse_lowered(lowered)
         hosts, per_host = method.cluster()
         devices = method.device_list()

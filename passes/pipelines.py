@@ -17,7 +17,8 @@ from .imports.verify_sharding import VerifyShardingPass
 @register
 @dataclass(frozen=True)
 class ImportPipeline(MeshOptions, Pipeline):
-    """Bring a module from ``jax.jit(f).lower(...)`` into the form every alpa pass expects.
+    """Bring a module from ``jax.jit(f).lower(...)`` (``alpa_mlir.markers.lower`` to keep the
+    pipeline markers) into the form every alpa pass expects.
 
     ``inline`` first, because JAX emits nested ``func.call``s and the passes plan one
     function; ``symbol-dce`` drops the callees left behind; pipeline markers

@@ -13,13 +13,14 @@ import alpa_mlir
 from alpa_mlir import models
 from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.names import LAYER_ATTR, PHASE_ATTR
+from alpa_mlir.markers import lower
 from alpa_mlir.passes import run_pipeline
 from alpa_mlir.passes.inter_op.training_step import step_ops
 
 
 def layered(fn, args, options: str) -> list[tuple[str, int, str]]:
     """(phase, layer, op name) of every top-level op of @main after the pass."""
-    text = jax.jit(fn).lower(*args).as_text(debug_info=True)
+    text = lower(jax.jit(fn), *args).as_text(debug_info=True)
     module = ir.Module.parse(text, context=make_context())
     run_pipeline(module, f"builtin.module(alpa-import-pipeline, alpa-layer-construction{{{options}}})")
     main = next(f for f in module.body.operations if ir.StringAttr(f.attributes["sym_name"]).value == "main")

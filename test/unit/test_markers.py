@@ -1,5 +1,6 @@
-"""User boundaries: ``mark_pipeline_boundary`` and ``alpa_mlir.grad`` survive ``jax.jit``,
-``jax.grad`` and ``jax.vmap`` as marker custom calls, change no numbers, and
+"""User boundaries: ``mark_pipeline_boundary`` and ``alpa_mlir.grad`` survive ``jax.jit``
+(lowered by ``alpa_mlir.markers.lower``), ``jax.grad`` and ``jax.vmap`` as marker custom
+calls, change no numbers, run as the identity under plain ``jax.jit``, and
 ``alpa-lower-pipeline-markers`` turns them into ``alpa.segment`` / ``alpa.apply_grad``."""
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import alpa_mlir
 from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.context import walk
 from alpa_mlir.dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
+from alpa_mlir.markers import lower
 from alpa_mlir.passes import run_pipeline
 from alpa_mlir.passes.imports.lower_pipeline_markers import is_marker
 
@@ -54,7 +56,7 @@ def markers(text: str) -> list[tuple[int, str]]:
 
 
 def lowered_module(fn, *args) -> ir.Module:
-    return ir.Module.parse(jax.jit(fn).lower(*args).as_text(), context=make_context())
+    return ir.Module.parse(lower(jax.jit(fn), *args).as_text(), context=make_context())
 
 
 def run_on_one_device(module: ir.Module, args: list[jax.Array]) -> list[jax.Array]:
@@ -72,12 +74,12 @@ def main_block(module: ir.Module) -> ir.Block:
 
 
 def test_boundary_survives_jit_as_one_marker_per_call():
-    text = jax.jit(mlp_loss).lower(*inputs()).as_text()
+    text = lower(jax.jit(mlp_loss), *inputs()).as_text()
     assert markers(text) == [(1, "boundary"), (2, "boundary")]
 
 
 def test_grad_gives_backward_boundaries_in_reverse_and_a_grad_marker():
-    text = jax.jit(train_step).lower(*inputs()).as_text()
+    text = lower(jax.jit(train_step), *inputs()).as_text()
     # The second boundary's tangent covers h only (x is data, its tangent is zero); a
     # backward marker carries its cotangents and a link to its forward marker.
     assert markers(text) == [(1, "boundary"), (2, "boundary"), (2, "backward_boundary"),
@@ -86,7 +88,7 @@ def test_grad_gives_backward_boundaries_in_reverse_and_a_grad_marker():
 
 def test_vmap_marks_the_batched_values():
     params, x = inputs()
-    text = jax.jit(jax.vmap(mlp_loss, in_axes=(None, 0))).lower(params, jnp.stack([x, x, x])).as_text()
+    text = lower(jax.jit(jax.vmap(mlp_loss, in_axes=(None, 0))), params, jnp.stack([x, x, x])).as_text()
     assert markers(text) == [(1, "boundary"), (2, "boundary")]
     assert "@alpa.pipeline_marker(%1) {alpa.marker = \"boundary\", has_side_effect = true} : " \
            "(tensor<3x4x8xf32>) -> tensor<3x4x8xf32>" in text
@@ -94,7 +96,7 @@ def test_vmap_marks_the_batched_values():
 
 def test_jvp_puts_a_tangent_marker_beside_each_boundary():
     params, x = inputs()
-    text = jax.jit(lambda p, t: jax.jvp(lambda q: mlp_loss(q, x), (p,), (t,))).lower(params, params).as_text()
+    text = lower(jax.jit(lambda p, t: jax.jvp(lambda q: mlp_loss(q, x), (p,), (t,))), params, params).as_text()
     assert [kind for _, kind in markers(text)] == ["boundary", "tangent_boundary", "boundary", "tangent_boundary"]
 
 
@@ -118,9 +120,19 @@ def test_lowered_train_step_computes_the_same_after_the_pass():
         np.testing.assert_allclose(np.asarray(actual), np.asarray(expected), rtol=1e-6, atol=1e-6)
 
 
-def test_xla_cannot_compile_markers_so_the_pass_must_run_first():
+def test_xla_cannot_compile_the_compilers_markers_so_the_pass_must_run_first():
     with pytest.raises(Exception, match="alpa.pipeline_marker"):
-        jax.jit(mlp_loss).lower(*inputs()).compile()
+        lower(jax.jit(mlp_loss), *inputs()).compile()
+
+
+def test_plain_jit_runs_marked_code_as_the_identity():
+    # The same model code runs without the compiler: plain lowering drops the markers.
+    params, x = inputs()
+    assert "alpa.pipeline_marker" not in jax.jit(train_step).lower(params, x).as_text()
+    for marked, plain in zip(jax.jit(train_step)(params, x), jax.jit(train_step, static_argnums=2)(params, x, False)):
+        np.testing.assert_array_equal(np.asarray(marked), np.asarray(plain))
+    loss = jax.jit(mlp_loss, static_argnums=2)
+    np.testing.assert_array_equal(np.asarray(loss(params, x, True)), np.asarray(loss(params, x, False)))
 
 
 def source(value: ir.Value) -> ir.Value:
@@ -198,7 +210,7 @@ def test_grad_has_aux_and_int_arguments():
 
     grads, aux = alpa_mlir.grad(loss, argnums=(0, 1), has_aux=True, allow_int=True)(params, 3)
     assert aux == 4 and grads[1].dtype == jax.dtypes.float0
-    text = jax.jit(alpa_mlir.grad(loss, argnums=(0, 1), has_aux=True, allow_int=True)).lower(params, 3).as_text()
+    text = lower(jax.jit(alpa_mlir.grad(loss, argnums=(0, 1), has_aux=True, allow_int=True)), params, 3).as_text()
     assert markers(text)[-1] == (3, "grad")  # the float0 gradient of the int carries no value
 
 
