@@ -100,7 +100,7 @@ class TrainingStep:
     phase: tuple[Phase, ...]
     forward_of: tuple[int | None, ...]  # the forward op a backward op pairs with; None for the others
     source: Literal["locations", "dataflow"]
-    loss: int  # result number of the loss
+    loss: int | None  # result number of the loss; None for a step that returns none (location rule)
     parameters: tuple[int, ...]  # arguments that a forward op and an apply op both read
 
     def ops(self, phase: Phase) -> tuple[int, ...]:
@@ -129,10 +129,9 @@ def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, los
         the ops that depend on them are the apply part.
       graph: ``StepGraph(func)``, if the caller has built it already.
     Raises:
-      ValueError: no loss result, or (dataflow rule) no backward pass after the loss.
+      ValueError: (dataflow rule) no loss result, or no backward pass after the loss.
     """
     graph = graph or StepGraph(func)
-    loss = _loss_result(graph.results, loss)
     after_gradients, before_gradients = set(), set()
     if gradients is not None:
         after_gradients = set(graph.reachable(graph.users_of(gradients), graph.users))
@@ -140,6 +139,8 @@ def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, los
                                                graph.inputs))
     stacks = [_name_stack(op.location) for op in graph.ops]
     use_locations = use_locations and any(s is not None and _transform_of(s[0]) for s in stacks)
+    # The location rule needs no loss: a step may return only the updated state.
+    loss = _loss_result(graph.results, loss, required=not use_locations)
     if use_locations:
         phase = _location_phases(graph, stacks, after_gradients, before_gradients)
     else:
@@ -220,16 +221,19 @@ class StepGraph:
                 phase[i] = min((phase[u] for u in self.users[i]), key=_RANK.__getitem__, default=FORWARD)
 
 
-def _loss_result(results: list[ir.Value], loss: int | None) -> int:
+def _loss_result(results: list[ir.Value], loss: int | None, required: bool) -> int | None:
+    """``loss``, checked, or the last scalar floating-point result; None if there is none
+    and none is ``required``."""
     if loss is not None:
         if not 0 <= loss < len(results):
             raise ValueError(f"loss={loss}, but @main has {len(results)} results")
         return loss
     scalars = [n for n, v in enumerate(results) if isinstance(v.type, ir.RankedTensorType)
                and v.type.rank == 0 and isinstance(v.type.element_type, ir.FloatType)]
-    if not scalars:
-        raise ValueError("@main returns no scalar floating-point value to take as the loss; pass loss=<result number>")
-    return scalars[-1]
+    if not scalars and required:
+        raise ValueError("@main returns no scalar floating-point value to take as the loss, and its ops carry no JAX "
+                         "name stacks to tell forward from backward; pass loss=<result number>")
+    return scalars[-1] if scalars else None
 
 
 # ----------------------------------------------------------------------------- locations

@@ -68,6 +68,26 @@ def test_mlp_auto_layers_and_uniform_stages_match_jit():
     assert "@mesh1_schedule" in text and '"alpa.sched.apply"' in text
 
 
+def test_a_step_that_returns_no_loss_pipelines():
+    # The most common training step: jax.grad, then the update, and only the new
+    # parameters come back (no loss to find the backward pass from).
+    model = build(MLPConfig(sizes=(16, 64, 64, 64, 8)))
+    params, batch = model.init(jax.random.key(1), 16)
+
+    def step(params, batch):
+        grads = jax.grad(model.loss)(params, batch)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=UniformStageOption(num_stages=2))
+    pipelined, reference = parallelize(step, method=method), jax.jit(step)
+    mine = theirs = params
+    for _ in range(2):
+        mine, theirs = pipelined(mine, batch), reference(theirs, batch)
+        assert_trees_close(mine, theirs)
+    assert len(pipelined.get_plan(params, batch).stages) == 2
+
+
 @pytest.mark.parametrize("config", [GPTConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8),
                                     MoEConfig(vocab=64, hidden=32, layers=2, heads=2, seq_len=8)],
                          ids=["gpt", "moe"])

@@ -204,6 +204,27 @@ def test_parameter_reads_name_the_weights_of_the_forward_matmuls(mlp_sgd: Step) 
     assert sorted(a for args in reads.values() for a in args) == [0, 1, 2, 3]
 
 
+def test_a_step_that_returns_no_loss_splits_by_its_name_stacks() -> None:
+    # jax.grad, then the update: only the new parameters come back (Alpa's examples). The
+    # location rule needs no loss; the dataflow rule, which starts from it, says so.
+    model = models.mlp(models.MLPConfig(sizes=(4, 8, 2)))
+
+    def step(params, batch):
+        grads = jax.grad(model.loss)(params, batch)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+
+    lowered = _lower(step, model.abstract_args(3))
+    with_loss = _lower(model.train_step, model.abstract_args(3))
+    found = analyze_training_step(lowered.located)
+    assert found.loss is None and found.source == "locations"
+    counts, reference = Counter(found.phase), Counter(analyze_training_step(with_loss.located).phase)
+    # The same update; forward and backward differ only by the loss value it does not return.
+    assert counts[APPLY] == reference[APPLY] and counts[FORWARD] > 0 and counts[BACKWARD] > 0
+    with pytest.raises(ValueError, match="no scalar floating-point value to take as the loss, and its ops carry no "
+                                         "JAX name stacks"):
+        analyze_training_step(lowered.bare)
+
+
 def test_forward_only_function_is_rejected() -> None:
     model = models.mlp(models.MLPConfig(sizes=(4, 2)))
     module, func = _main(jax.jit(model.loss).lower(*model.abstract_args(3)).as_text(debug_info=True))
