@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from jax._src.lib.mlir import ir, passmanager
 
-from ..dialect.text import split_top_level
+from .text import split_top_level
 
 
 class PipelineError(ValueError):

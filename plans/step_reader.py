@@ -132,6 +132,8 @@ def read_step(module: ir.Operation) -> Step:
     names: dict[ir.Value, str] = {a: f"arg{i}" for i, a in enumerate(block.arguments)}
     calls, call_ops, returned = [], {}, ()
     meshes: dict[int, tuple[ir.Attribute, DeviceMesh, ir.Operation]] = {}
+    transfers = transfer_ops(main)
+    names.update((ops.assemble.results[0], f"transfer{t}") for t, ops in transfers.items())
 
     def name_of(value: ir.Value, op: ir.Operation) -> str:
         if value not in names:
@@ -162,8 +164,7 @@ def read_step(module: ir.Operation) -> Step:
             call_ops[callee] = op
             names.update((r, f"{callee}#{k}") for k, r in enumerate(op.results))
         elif op.name in TRANSFER_OPS:
-            if op.name == ASSEMBLE_OP and TRANSFER_ATTR in op.attributes:
-                names[op.results[0]] = f"transfer{ir.IntegerAttr(op.attributes[TRANSFER_ATTR]).value}"
+            continue  # read whole by transfer_ops above
         elif op.name == "func.return":
             returned = tuple(name_of(v, op) for v in op.operands)
         else:
@@ -180,9 +181,9 @@ def read_step(module: ir.Operation) -> Step:
                                               "needs a mesh of its own")
     stage_of = {frozenset(m.device_ids): s for s, (_, m, _) in meshes.items()}
     producers = {r: c.stage for c in calls for r in c.results}
-    transfers = [_step_transfer(ops, names, producers, stage_of) for ops in transfer_ops(main).values()]
-    return Step(main, StepProgram(tuple(calls), tuple(transfers), returned), {s: meshes[s][0] for s in stages},
-                call_ops)
+    program = StepProgram(tuple(calls), tuple(_step_transfer(ops, names, producers, stage_of)
+                                              for ops in transfers.values()), returned)
+    return Step(main, program, {s: meshes[s][0] for s in stages}, call_ops)
 
 
 @dataclass(frozen=True)

@@ -181,13 +181,14 @@ class StageConstructionPass(Pass):
         cache, found, errors = CostCache(), [], []
         stats = {"candidates": 0, "composed_ranges": 0, "cost_seconds": 0.0, "dp_seconds": 0.0}
         for name, layer in layerings:
-            searched = self._search(main, name, layer, phase, cluster, cache, stats, diagnostics)
-            if diagnostics.failed:
+            try:
+                searched = self._search(main, name, layer, phase, cluster, cache, stats, diagnostics)
+            except StageDPError as error:
+                errors.append(error)
+                continue
+            if searched is None:
                 return
-            if isinstance(searched, StageDPError):
-                errors.append(searched)
-            else:
-                found.append(searched)
+            found.append(searched)
         if not found:
             diagnostics.error(main, f"stage construction: {errors[0]}")
             return
@@ -260,10 +261,10 @@ class StageConstructionPass(Pass):
         return [("clustered", clustered)] + ([("equal-operator", equal)] if equal != clustered else [])
 
     def _search(self, main: ir.Operation, name: str, layer: list[int], phase: list[str], cluster: PhysicalCluster,
-                cache: CostCache, stats: dict, diagnostics: Diagnostics) -> tuple | StageDPError | None:
+                cache: CostCache, stats: dict, diagnostics: Diagnostics) -> tuple | None:
         """Cost the candidates of one layering and run the DP: (name, layer, plan, costs,
-        logical views), the DP's error when it has no plan, or None after an error
-        (reported). ``stats`` accumulates the search's counts and seconds."""
+        logical views), or None after an error (reported); ``StageDPError`` when the DP
+        finds no plan. ``stats`` accumulates the search's counts and seconds."""
         num_layers = max(layer) + 1
         try:
             families = candidate_families(self, num_layers)
@@ -283,16 +284,12 @@ class StageConstructionPass(Pass):
         seconds = time.perf_counter() - start
         LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in %.1f s",
                  len(cache.planned), len(candidates), seconds)
+        stats["cost_seconds"] += seconds
+        stats["candidates"] += len(candidates)
+        stats["composed_ranges"] += len(composed)
         tic = time.perf_counter()
-        try:
-            plan, costs = best_plan(families, costs, tuple(self.cluster_shape), self.num_micro_batches, self.epsilon)
-        except StageDPError as error:
-            return error
-        finally:
-            stats["dp_seconds"] += time.perf_counter() - tic
-            stats["cost_seconds"] += seconds
-            stats["candidates"] += len(candidates)
-            stats["composed_ranges"] += len(composed)
+        plan, costs = best_plan(families, costs, tuple(self.cluster_shape), self.num_micro_batches, self.epsilon)
+        stats["dp_seconds"] += time.perf_counter() - tic
         LOG.info("stage construction: DP over the %s layers: %d stages, predicted latency %.4g s", name,
                  len(plan.stages), plan.latency)
         return name, layer, plan, costs, views
