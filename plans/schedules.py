@@ -211,10 +211,9 @@ def analyse(program: StepProgram) -> Dataflow:
     num_stages = max((c.stage for c in program.calls), default=-1) + 1
     for stage in range(num_stages):
         parts = [c.kind for c in program.calls if c.stage == stage]
-        if parts.count(FORWARD) != 1 or parts.count(BACKWARD) > 1 or parts.count(APPLY) > 1:
-            raise ScheduleError(f"stage {stage} has {parts.count(FORWARD)} forward, {parts.count(BACKWARD)} "
-                                f"backward and {parts.count(APPLY)} apply parts; a stage needs one forward part "
-                                "and at most one of the others")
+        if parts.count(FORWARD) != 1 or parts.count(BACKWARD) > 1:
+            raise ScheduleError(f"stage {stage} has {parts.count(FORWARD)} forward and {parts.count(BACKWARD)} "
+                                "backward parts; a stage needs one forward part and at most one backward part")
     producer = {r: c for c in program.calls for r in c.results}
     transfers: dict[TransferKey, Transfer] = {t.key: t for t in sorted(program.transfers, key=lambda t: t.key)}
     delivered = {t.result: t for t in transfers.values()}

@@ -9,6 +9,7 @@ once, for all of them. A transfer is its ``alpa.send``, ``alpa.recv``,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -21,8 +22,6 @@ from ..dialect.names import (
     ALL_GATHER_OP,
     APPLY,
     ASSEMBLE_OP,
-    BACKWARD,
-    FORWARD,
     NUM_MICRO_BATCHES_ATTR,
     RECV_OP,
     SCHEDULE_ATTR,
@@ -30,13 +29,15 @@ from ..dialect.names import (
     STAGE_ATTR,
     TRANSFER_ATTR,
     TRANSFER_OPS,
+    Phase,
 )
 from ..dialect.schedule_ops import SCHEDULE_PREFIX, Instruction, read_instruction, verify_schedule_op
 from ..dialect.sharding import ShardingError, ShardingSpec
 from .reshard_plan import LocalGather, ReshardPlan, Tile, TileMove, check_plan
 from .schedules import StageCall, StepProgram, Transfer
 
-PART_SUFFIXES = {"_forward": FORWARD, "_backward": BACKWARD, "_apply": APPLY}
+# A stage part's name ends in _forward, _backward, _apply, or _apply<k> (a later apply part).
+PART_NAME = re.compile(r"_(forward|backward|apply)(\d*)$")
 REPLICATED = "{replicated}"
 
 
@@ -103,6 +104,14 @@ def value_location(value: ir.Value, stages: dict[str, ir.Operation]) -> ValueLoc
 # ----------------------------------------------------------------------------- reading @main
 
 
+def _part_kind(callee: str) -> Phase | None:
+    """The part a stage function's name says it is (None: not a part's name)."""
+    match = PART_NAME.search(callee)
+    if match is None or (match[2] and match[1] != APPLY):
+        return None
+    return match[1]  # the phase's own name
+
+
 class StepError(ValueError):
     """``@main`` is not in the form the pass reads; ``op`` is where."""
 
@@ -148,9 +157,10 @@ def read_step(module: ir.Operation) -> Step:
             if function is None or STAGE_ATTR not in function.attributes or MESH_ATTR not in function.attributes:
                 raise StepError(op, f"@{callee} is not a stage part (no alpa.stage and alpa.mesh): run "
                                     "alpa-stage-construction first")
-            kind = next((k for s, k in PART_SUFFIXES.items() if callee.endswith(s)), None)
+            kind = _part_kind(callee)
             if kind is None:
-                raise StepError(op, f"@{callee} is not named as a stage part: @stage<s>_forward, _backward or _apply")
+                raise StepError(op, f"@{callee} is not named as a stage part: @stage<s>_forward, _backward, _apply "
+                                    "or _apply<k>")
             stage = ir.IntegerAttr(function.attributes[STAGE_ATTR]).value
             try:
                 mesh = mesh_from_attr(function.attributes[MESH_ATTR])

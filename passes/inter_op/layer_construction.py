@@ -31,8 +31,11 @@ class LayerConstructionPass(Pass):
     least FLOP variance); user boundaries (``alpa.segment`` from
     ``mark_pipeline_boundary``) are cuts the clustering must make. Each backward op
     joins the layer of the forward op it is paired with (Sec. 5.1: forward and backward
-    of a layer are colocated), and otherwise the layer of the values it reads; each
-    apply-gradient op joins the layer of the gradient or parameter it reads.
+    of a layer are colocated), and otherwise the layer of the values it reads. Each
+    parameter's update (its apply-gradient ops and optimizer state) joins the layer
+    where the forward pass reads the parameter, or else of its gradient; scalar apply
+    ops (step counts, learning rates, norms) the layer of their first user, and stage
+    construction copies them into every stage that reads them.
 
     ``clustering=equal-operator`` is the paper's ablation baseline (Sec. 8.3): the forward
     ops are cut into layers of equal op counts, ignoring FLOPs, bytes and user boundaries.
@@ -123,26 +126,86 @@ def assign_layers(graph: StepGraph, step: TrainingStep, forward_layer: dict[int,
         pair = step.forward_of[i]
         if pair is not None and pair in forward_layer:
             layer[i] = forward_layer[pair]
-    # Unpaired backward and apply ops: the least layer among what they read (a backward
-    # value flows from the last layer to the first), in program order; then, for ops
-    # reading nothing placed, the layer of their first placed user.
-    for i in [*step.ops(BACKWARD), *step.ops(APPLY)]:
+    # Unpaired backward ops: the least layer among what they read (a backward value
+    # flows from the last layer to the first), in program order.
+    for i in step.ops(BACKWARD):
         if math.isnan(layer[i]):
             known = [layer[j] for j in graph.inputs[i] if not math.isnan(layer[j])]
             known += [argument_layer[a] for a in graph.args_read[i] if a in argument_layer]
             if known:
                 layer[i] = min(known)
+    _backward_never_later(graph, step, layer)
+    _place_updates(graph, step, layer, argument_layer)
+    # Ops reading nothing placed (step counters, learning rates, constants): the layer
+    # of their first placed user. Stage construction copies such scalars into every
+    # stage that reads them.
     for i in reversed(range(len(graph.ops))):
         if math.isnan(layer[i]):
             users = [layer[j] for j in graph.users[i] if not math.isnan(layer[j])]
             layer[i] = min(users) if users else 0
-    # The backward pass runs the layers in reverse: a backward op is in no later layer
-    # than a backward op it reads (a pairing that says otherwise, for a light op such
-    # as a bias gradient's reduce, would make the stages' parts wait on each other).
+    _backward_never_later(graph, step, layer)
+    return [int(x) for x in layer]
+
+
+def _backward_never_later(graph: StepGraph, step: TrainingStep, layer: list[float]) -> None:
+    """The backward pass runs the layers in reverse: a backward op is in no later layer
+    than a backward op it reads (a pairing that says otherwise, for a light op such as a
+    bias gradient's reduce, would make the stages' parts wait on each other)."""
     backward = set(step.ops(BACKWARD))
     for i in sorted(backward):
-        layer[i] = min([layer[i], *(layer[j] for j in graph.inputs[i] if j in backward)])
-    return [int(x) for x in layer]
+        read = [layer[j] for j in graph.inputs[i] if j in backward and not math.isnan(layer[j])]
+        if read and not math.isnan(layer[i]):
+            layer[i] = min(layer[i], *read)
+
+
+def _place_updates(graph: StepGraph, step: TrainingStep, layer: list[float], argument_layer: dict[int, int]) -> None:
+    """Each parameter's update on the parameter's layer (Alpa's apply-gradient split).
+
+    Apply ops that hand each other tensors (``mu``, ``nu`` and ``p - s * mu / sqrt(nu)``
+    of one parameter), or read the same optimizer-state tensor, form one update; scalars
+    (the step count, a bias correction, a global norm) do not join updates. An update
+    takes the least layer of the parameters it reads (where the forward pass reads
+    them, so the new value stays there), else of the gradients it reads; one reading
+    neither stays unplaced. Its tensors then never cross layers; only the gradients and
+    the scalars it shares with other updates may."""
+    apply = step.ops(APPLY)
+    group = {i: i for i in apply}  # union-find over the updates
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    state_reader: dict[int, int] = {}  # an argument only apply ops read -> its first reader
+    for i in apply:
+        for value in graph.reads[i]:
+            if not is_tensor(value):
+                continue
+            if value in graph.producer and graph.producer[value] in group:
+                group[root(i)] = root(graph.producer[value])
+            elif value in graph.arg_number and graph.arg_number[value] not in argument_layer:
+                group[root(i)] = root(state_reader.setdefault(graph.arg_number[value], i))
+    parameters: dict[int, list[int]] = {}
+    gradients: dict[int, list[float]] = {}
+    for i in apply:
+        for value in filter(is_tensor, graph.reads[i]):
+            if value in graph.arg_number and graph.arg_number[value] in argument_layer:
+                parameters.setdefault(root(i), []).append(argument_layer[graph.arg_number[value]])
+            elif value in graph.producer and graph.producer[value] not in group:
+                read = layer[graph.producer[value]]
+                if not math.isnan(read):
+                    gradients.setdefault(root(i), []).append(read)
+    for i in apply:
+        anchors = parameters.get(root(i)) or gradients.get(root(i))
+        if anchors:
+            layer[i] = min(anchors)
+
+
+def is_tensor(value: ir.Value) -> bool:
+    """More than one element (a scalar or a one-element tensor is not)."""
+    shape = shape_of(value)
+    return shape is not None and math.prod(shape) > 1
 
 
 def op_flops(op: ir.Operation) -> float:

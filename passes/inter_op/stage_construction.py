@@ -28,6 +28,7 @@ from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
 from .stage_costing import CostCache, cost_stages, plan_stage
 from .stage_dp import StageDPError
+from .stage_parts import part_numbers, rematerialize_free_ops, sum_per_stage
 from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes
 from .submesh import cover_submeshes
 from .training_step import step_ops
@@ -77,7 +78,12 @@ class StageConstructionPass(Pass):
     every op keeps that plan's ``mhlo.sharding``. Each stage's parts become
     ``func.func private @stage<s>_forward`` / ``_backward`` / ``_apply`` with
     ``alpa.stage = s`` and ``alpa.mesh`` (the logical mesh on its devices), their
-    arguments and results annotated; ``@main`` calls them in dependency order::
+    arguments and results annotated; ``@main`` calls them in dependency order.
+    Scalar apply ops (step counts, learning rates) are copied into every stage that
+    reads them, as constants are. Apply ops that read a scalar another stage's apply
+    part computed (a global norm summed over every stage's gradients) run in a later
+    apply part of their stage, ``@stage<s>_apply<k>`` after ``k`` such hops, so the
+    parts never wait on each other in a cycle::
 
         func.func private @stage0_forward(%arg0: tensor<8x64xf32> {mhlo.sharding = "{replicated}"}, ...)
             attributes {alpa.mesh = {shape = array<i64: 1, 4>, device_ids = array<i64: 0, 1, 2, 3>, ...},
@@ -209,8 +215,11 @@ class StageConstructionPass(Pass):
         def stage_of_layer(number: int) -> int:
             return next(s for s, st in enumerate(plan.stages) if st.start <= number < st.end)
 
-        _rematerialize_free_ops(main, lambda op: (stage_of_layer(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value),
-                                                  ir.StringAttr(op.attributes[PHASE_ATTR]).value))
+        def op_stage(op: ir.Operation) -> int:
+            return stage_of_layer(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value)
+
+        sum_per_stage(main, op_stage)
+        rematerialize_free_ops(main, lambda op: (op_stage(op), ir.StringAttr(op.attributes[PHASE_ATTR]).value))
         ops = step_ops(main)
         phase = [ir.StringAttr(op.attributes[PHASE_ATTR]).value for op in ops]
         stage_of = [stage_of_layer(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value) for op in ops]
@@ -220,9 +229,10 @@ class StageConstructionPass(Pass):
             if wanted is None:
                 return
             input_shardings.append(wanted)
-        parts = [FORWARD, BACKWARD, APPLY]
-        groups = [stage_of[n] * len(parts) + parts.index(phase[n]) for n in range(len(ops))]
-        names = [f"stage{s}_{part}" for s in range(len(meshes)) for part in parts]
+        part = part_numbers(main, phase, stage_of)
+        parts = [FORWARD, BACKWARD] + [APPLY + (str(k) if k else "") for k in range(max(part) - 1)]
+        groups = [stage_of[n] * len(parts) + part[n] for n in range(len(ops))]
+        names = [f"stage{s}_{name}" for s in range(len(meshes)) for name in parts]
         i64 = ir.IntegerType.get_signless(64, module.context)
         attributes = [{STAGE_ATTR: ir.IntegerAttr.get(i64, s), MESH_ATTR: mesh_to_attr(mesh)}
                       for s, mesh in enumerate(meshes) for _ in parts]
@@ -347,41 +357,3 @@ def _annotate_signature(func: ir.Operation, inputs: tuple[ir.Value, ...], output
             if found is not None:
                 attrs[MHLO_SHARDING] = found
         set_value_attrs(func, which, dicts)
-
-
-FREE_OPS = ("stablehlo.constant", "stablehlo.iota", "stablehlo.broadcast_in_dim", "stablehlo.reshape",
-            "stablehlo.convert")
-
-
-def _rematerialize_free_ops(main: ir.Operation, part_of) -> None:
-    """Give every part its own copy of the constants it reads (and of broadcasts, reshapes and
-    converts of constants): recomputing them is free, moving them between meshes is not, and
-    one constant shared by the updates of every layer would tie the stages' parts together."""
-    ops = step_ops(main)
-    position = {op: n for n, op in enumerate(ops)}
-    constant: set[int] = set()  # ops computed from constants only
-    for n, op in enumerate(ops):
-        if op.name in FREE_OPS and all(not isinstance(v.owner, ir.Block) and position.get(v.owner.operation) in constant
-                                       for v in op.operands):
-            constant.add(n)
-    for n in sorted(constant, reverse=True):  # users first: a copied broadcast asks for its own constant
-        op = ops[n]
-        home = part_of(op)
-        by_part: dict = {}
-        for result in op.results:
-            for use in list(result.uses):
-                user = use.owner.operation
-                while user.parent is not None and user.parent != main:
-                    user = user.parent.operation
-                if user.parent is None or part_of(user) == home:
-                    continue
-                by_part.setdefault(part_of(user), []).append((use.owner.operation, use.operand_number, result))
-        for uses in by_part.values():
-            copy = op.clone(ip=ir.InsertionPoint(op))
-            first = uses[0][0]
-            while first.parent != main:
-                first = first.parent.operation
-            copy.attributes[LAYER_ATTR] = first.attributes[LAYER_ATTR]
-            copy.attributes[PHASE_ATTR] = first.attributes[PHASE_ATTR]
-            for user, number, result in uses:
-                user.operands[number] = copy.results[ir.OpResult(result).result_number]

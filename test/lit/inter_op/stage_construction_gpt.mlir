@@ -16,10 +16,12 @@
 // TWO-LABEL: func.func private @stage0_backward
 // TWO-SAME: device_ids = [[M0]]
 // TWO-NOT: alpa.layer = 2
-// TWO-LABEL: func.func private @stage1_apply
-// TWO-SAME: device_ids = [[M1]]
+// Each stage updates its own parameters (Adam's moments stay on their mesh): the apply
+// parts read no other apply part, so they come in stage order.
 // TWO-LABEL: func.func private @stage0_apply
 // TWO-SAME: device_ids = [[M0]]
+// TWO-LABEL: func.func private @stage1_apply
+// TWO-SAME: device_ids = [[M1]]
 
 // The DP itself (auto mode) on two hosts of two devices: GPT's layers are alike, and it
 // picks four stages of one layer each, one per pair of devices (Sec. 8.3: uniform models

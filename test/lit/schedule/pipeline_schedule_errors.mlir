@@ -50,7 +50,7 @@ module @not_staged {
 module @unnamed_part {
   func.func private @layer0(tensor<4xf32>) -> tensor<4xf32> attributes {alpa.mesh = {device_ids = array<i64: 0>, shape = array<i64: 1>}, alpa.stage = 0 : i64}
   func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
-    // expected-error@+1 {{pipeline schedule: @layer0 is not named as a stage part: @stage<s>_forward, _backward or _apply}}
+    // expected-error@+1 {{pipeline schedule: @layer0 is not named as a stage part: @stage<s>_forward, _backward, _apply or _apply<k>}}
     %0 = call @layer0(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
     return %0 : tensor<4xf32>
   }
