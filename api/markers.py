@@ -128,7 +128,12 @@ _WITH_MARKERS = mlir.LoweringParameters(override_lowering_rules=((pipeline_marke
 def lower(jitted: Any, *args: Any, **kwargs: Any) -> jax.stages.Lowered:
     """``jitted.lower(*args, **kwargs)`` with the pipeline markers kept as
     ``alpa.pipeline_marker`` custom calls (plain lowering drops them)."""
-    return jitted.trace(*args, **kwargs).lower(_private_parameters=_WITH_MARKERS)
+    return lower_traced(jitted.trace(*args, **kwargs))
+
+
+def lower_traced(traced: jax.stages.Traced) -> jax.stages.Lowered:
+    """``traced.lower()`` with the pipeline markers kept (see :func:`lower`)."""
+    return traced.lower(_private_parameters=_WITH_MARKERS)
 
 
 def _is_marked(leaf: Any) -> bool:

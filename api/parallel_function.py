@@ -22,7 +22,7 @@ from jax._src.lib.mlir import ir
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
 from .lowering.spmd import compile_module, read_signature
-from .markers import lower
+from .markers import lower, lower_traced
 from .methods import ShardParallel
 from .pipeline import accumulate_gradients, module_text, parse_lowered, plan_module
 from .pipeshard import PipeshardFunction, PipeshardParallel
@@ -37,6 +37,8 @@ from .signature import (
     normalize_argnums,
     output_names,
     training_state,
+    weak_outputs,
+    weakly_typed,
 )
 
 _PYTHON_SCALARS = (bool, int, float, complex)
@@ -52,6 +54,7 @@ class Program:
     mesh: DeviceMesh
     devices: tuple[Any, ...]
     donated: tuple[bool, ...]  # per flat argument
+    weak_outputs: tuple[int, ...]  # flat outputs jax.jit returns weakly typed (a Python scalar's type)
     _executable: MeshExecutable | None = field(default=None, repr=False)
 
     @property
@@ -67,7 +70,10 @@ class Program:
         # numpy inputs arrive in numpy's dtype (float64); jit canonicalizes them, so do we.
         flat = [leaf if isinstance(leaf, (jax.Array, *_PYTHON_SCALARS)) else np.asarray(leaf, dtype=aval.dtype)
                 for leaf, aval in zip(leaves, executable.in_avals)]
-        return executable(*flat)
+        outputs = executable(*flat)
+        for i in self.weak_outputs:  # as jax.jit does, so that the next call has the same signature
+            outputs[i] = weakly_typed(outputs[i])
+        return outputs
 
 
 class ParallelizedFunction:
@@ -149,7 +155,9 @@ class ParallelizedFunction:
         micro_batches = self.method.num_micro_batches
         if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
             args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))
-        lowered = lower(self._jitted, *args, **kwargs)
+        traced = self._jitted.trace(*args, **kwargs)
+        lowered = lower_traced(traced)
+        weak = weak_outputs(traced)
         module = parse_lowered(lowered)
         donate = normalize_argnums(self.donate_argnums, len(args), "donate_argnums")
         donated_leaves = set(leaves_of(signature, donate))
@@ -164,7 +172,7 @@ class ParallelizedFunction:
                 raise PlanError(f"the plan {self._saved_where(saved)} was saved with other donated arguments "
                                 f"than donate_argnums={self.donate_argnums!r}; use the donate_argnums it was "
                                 "saved with")
-            return Program(lowered.out_tree, saved.plan, module_text(annotated), mesh, devices, donated)
+            return Program(lowered.out_tree, saved.plan, module_text(annotated), mesh, devices, donated, weak)
         pinned = saved.plan if isinstance(saved, SavedPlan) else saved
         if pinned is not None:
             mesh, devices = self._saved_mesh(pinned)
@@ -177,7 +185,7 @@ class ParallelizedFunction:
         plan = plan_module(module, self.method, mesh, batch_leaves, self._name, pinned, state=state)
         if micro_batches > 1:
             accumulate_gradients(module, mesh, micro_batches, batch_leaves, self._name)
-        return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated)
+        return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated, weak)
 
     def _batch_leaves(self, signature: CallSignature, static: tuple[int, ...], batch: tuple[int, ...],
                       count: int) -> tuple[int, ...]:

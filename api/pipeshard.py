@@ -49,7 +49,7 @@ from jax._src.lib.mlir import ir
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .dialect.context import make_context
-from .markers import lower
+from .markers import lower_traced
 from .passes import PipelineError, run_pipeline
 from .passes.inter_op.layer_clustering import DEFAULT_DELTA
 from .passes.inter_op.layer_construction import LayerConstructionPass
@@ -62,7 +62,15 @@ from .plans.pipeline_plan import PipelinePlan
 from .runtime import distributed
 from .runtime.pipeshard import PipeshardExecutable, PipeshardStepError  # noqa: F401 (API)
 from .services import provide
-from .signature import CallSignature, call_signature, leaves_of, micro_batch_args, normalize_argnums
+from .signature import (
+    CallSignature,
+    call_signature,
+    leaves_of,
+    micro_batch_args,
+    normalize_argnums,
+    weak_outputs,
+    weakly_typed,
+)
 
 # How long processes wait for process 0's plan (the search can take a while at scale).
 PLAN_TIMEOUT_S = 3600.0
@@ -215,6 +223,7 @@ class PipeshardProgram:
     plan: PipelinePlan
     module_text: str
     executable: PipeshardExecutable
+    weak_outputs: tuple[int, ...]  # flat outputs jax.jit returns weakly typed (a Python scalar's type)
 
 
 class PipeshardFunction:
@@ -231,12 +240,20 @@ class PipeshardFunction:
         self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
         self._programs: dict[Hashable, PipeshardProgram] = {}
 
+    @property
+    def num_compilations(self) -> int:
+        """How many signatures have been compiled (cache misses) so far."""
+        return len(self._programs)
+
     def __repr__(self) -> str:
         return f"parallelize({self._name}, method={self.method!r})"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         program, signature = self._program(args, kwargs)
-        return jax.tree_util.tree_unflatten(program.out_tree, program.executable(*signature.leaves))
+        outputs = program.executable(*signature.leaves)
+        for i in program.weak_outputs:  # as jax.jit does, so that the next call has the same signature
+            outputs[i] = weakly_typed(outputs[i])
+        return jax.tree_util.tree_unflatten(program.out_tree, outputs)
 
     def get_plan(self, *args: Any, **kwargs: Any) -> PipelinePlan:
         """The pipeline plan (stages, submeshes, predicted latency) for these arguments."""
@@ -264,7 +281,8 @@ class PipeshardFunction:
         batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
         batch_leaves = leaves_of(signature, batch_positions)
         micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
-        lowered = lower(self._jitted, *micro, **kwargs)
+        traced = self._jitted.trace(*micro, **kwargs)
+        lowered = lower_traced(traced)
         module = parse_lowered(lowered)
         hosts, per_host = method.cluster()
         devices = method.device_list()
@@ -275,7 +293,7 @@ class PipeshardFunction:
             text, plan = self._run_passes(module, hosts, per_host)
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
                                          method.instruction_timeout)
-        return PipeshardProgram(lowered.out_tree, plan, text, executable)
+        return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))
 
     def _run_passes(self, module: ir.Module, hosts: int, per_host: int) -> tuple[str, PipelinePlan]:
         """Run the compiler on ``module`` in place; the module's text and the stage plan."""

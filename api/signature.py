@@ -15,6 +15,7 @@ from typing import Any
 
 import jax
 import numpy as np
+from jax._src.lax import lax as lax_internal  # weak types have no public constructor
 
 
 @dataclass(frozen=True)
@@ -166,3 +167,14 @@ def micro_batch_args(args: tuple[Any, ...], static: tuple[int, ...], batch: tupl
 
     return [arg if i in static else
             jax.tree_util.tree_map_with_path(functools.partial(abstract, i), arg) for i, arg in enumerate(args)]
+
+
+def weakly_typed(value: jax.Array) -> jax.Array:
+    """``value`` weakly typed, as ``jax.jit`` returns a value computed from Python scalars
+    (a ``TrainState``'s step count); on the devices and with the sharding it had."""
+    return lax_internal._convert_element_type(value, np.dtype(value.dtype), weak_type=True)
+
+
+def weak_outputs(traced: jax.stages.Traced) -> tuple[int, ...]:
+    """The flat outputs of ``traced`` that ``jax.jit`` returns weakly typed."""
+    return tuple(i for i, out in enumerate(jax.tree.leaves(traced.out_info)) if out.weak_type)

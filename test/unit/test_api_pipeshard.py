@@ -14,6 +14,8 @@ import jax
 import numpy as np
 import optax
 import pytest
+from flax.training import train_state
+from transformers import FlaxGPT2LMHeadModel, GPT2Config
 
 from alpa_mlir import parallelize
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
@@ -155,6 +157,30 @@ def test_global_norm_clipping_crosses_meshes_as_scalars():
     per_micro_batch, per_step = crossings(pipelined, params, tx.init(params), batch)
     assert len(per_micro_batch) == 7
     assert per_step and set(per_step) == {1} and len(per_step) <= 3 * 3  # to one mesh and back
+
+
+def test_a_hugging_face_model_in_a_flax_train_state_pipelines():
+    # Code nobody here wrote: transformers' Flax GPT-2 (built from a config, no download)
+    # trained through flax's TrainState and optax's AdamW; its step count starts as a
+    # Python int, and the second call must not compile again.
+    model = FlaxGPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=64, n_positions=16), seed=0)
+    state = train_state.TrainState.create(apply_fn=model.__call__, params=model.params,
+                                          tx=optax.adamw(1e-3, eps=1e-3))
+    ids = jax.random.randint(jax.random.key(0), (8, 16), 0, 64)
+    batch = {"ids": ids, "labels": jax.numpy.roll(ids, -1, axis=1)}
+
+    def step(state, batch):
+        def loss(params):
+            logits = state.apply_fn(batch["ids"], params=params, train=False).logits
+            return optax.softmax_cross_entropy_with_integer_labels(logits, batch["labels"]).mean()
+
+        value, grads = jax.value_and_grad(loss)(state.params)
+        return state.apply_gradients(grads=grads), value
+
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(1,))
+    pipelined = run_both(step, method, (state, batch), steps=2)
+    assert pipelined.num_compilations == 1
 
 
 def test_batch_must_divide_into_micro_batches():

@@ -94,6 +94,23 @@ def test_mlp_training_matches_jit_and_compiles_once():
     assert all(len(p.sharding.device_set) == 8 for p in jax.tree.leaves(params))
 
 
+def test_a_count_started_from_a_python_int_stays_weakly_typed():
+    # flax's TrainState starts its step count at the Python int 0: a weakly typed int32.
+    # jax.jit returns step + 1 weakly typed too; so must we, or the next call's
+    # signature differs and the step is planned and compiled again.
+    def counted(state, batch):
+        params, _ = train_step(state["params"], batch)
+        return {"params": params, "step": state["step"] + 1}
+
+    step = parallelize(counted, method=ShardParallel(mesh_shape=(2, 4)))
+    state = {"params": mlp_params(), "step": 0}
+    for _ in range(3):
+        state = step(state, mlp_batch())
+    assert step.num_compilations == 1
+    assert jax.typeof(state["step"]).weak_type and state["step"].dtype == np.int32
+    assert int(state["step"]) == 3
+
+
 @pytest.mark.parametrize("mesh_shape", [(8,), (2, 4)])
 def test_state_keeps_its_sharding_and_the_batch_comes_in_split(mesh_shape):
     plan = parallelize(train_step, method=ShardParallel(mesh_shape=mesh_shape)).get_plan(mlp_params(), mlp_batch())
