@@ -35,6 +35,7 @@ they are.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -304,7 +305,7 @@ class PipeshardFunction:
             raise AutoShardingError(f"pipelining {self._name} failed:\n  " + diagnostics_text(error)) from None
         except PipelineError as error:
             raise AutoShardingError(f"pipelining {self._name}: {error}") from None
-        return module_text(module), plans[-1]
+        return module_text(module), dataclasses.replace(plans[-1], schedule=self.method.pipeline_schedule)
 
     def _shared_compile(self, module: ir.Module, hosts: int, per_host: int,
                         devices: Sequence[Any]) -> tuple[str, PipelinePlan]:

@@ -5,7 +5,10 @@ submeshes, placed as Appendix A covers them) and the predicted pipeline timeline
 step (Fig. 5): every stage runs the forward and the backward of each micro-batch. A
 stage's latency ``t_i`` is forward plus backward; the timeline draws the forward as a
 third of it and the backward as two thirds (a backward computes two gradients per
-forward matmul), in GPipe order, whose length is Eq. 2's like 1F1B's.
+forward matmul), each stage running its tasks in the order of the plan's schedule
+(``gpipe``, ``1f1b`` or ``inference``: ``schedules.stage_orders``) as soon as their
+inputs are ready. The schedule is the one the step runs under (the API sets it; a report
+of ``alpa-opt`` says ``1f1b``, the schedule whose memory Eq. 5 checks).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass
+
+from .schedules import SCHEDULES, ScheduleName, dependencies, stage_orders
 
 VERSION = 1
 FORWARD_SHARE = 1 / 3  # of a stage's forward + backward latency (drawing only)
@@ -43,6 +48,7 @@ class PipelinePlan:
     t_max: float
     stages: tuple[StagePlacement, ...]
     search: dict  # intra-op plans, candidates, seconds
+    schedule: ScheduleName = "1f1b"  # the pipeline schedule the step runs under
 
     def to_json(self) -> str:
         """The plan as the text :meth:`from_json` reads."""
@@ -75,30 +81,37 @@ class PipelinePlan:
             stages = tuple(StagePlacement(tuple(s["layers"]), tuple(s["submesh"]), tuple(s["devices"]),
                                           tuple(s["logical_mesh"]), float(s["latency"]), float(s["param_bytes"]),
                                           float(s["activation_bytes"])) for s in data["stages"])
+            schedule = data.get("schedule", "1f1b")
+            if schedule not in SCHEDULES:
+                raise ValueError(f"schedule {schedule!r} is none of {', '.join(SCHEDULES)}")
             return cls(tuple(data["cluster"]), int(data["num_micro_batches"]), float(data["latency"]),
-                       float(data["t_max"]), stages, dict(data["search"]))
+                       float(data["t_max"]), stages, dict(data["search"]), schedule)
         except (KeyError, TypeError, ValueError) as error:
             raise PipelinePlanError(f"{where}: malformed pipeline plan ({error!r})") from None
 
     def timeline(self) -> list[tuple[int, int, str, float, float]]:
-        """(stage, micro-batch, "forward" | "backward", start, end) of one step in GPipe order."""
-        count, batches = len(self.stages), self.num_micro_batches
-        forward = [s.latency * FORWARD_SHARE for s in self.stages]
-        backward = [s.latency - f for s, f in zip(self.stages, forward)]
-        end: dict[tuple[str, int, int], float] = {}
+        """(stage, micro-batch, "forward" | "backward", start, end) of one step under the plan's
+        schedule: each stage takes its tasks in the schedule's order, each when its inputs are ready."""
+        count = len(self.stages)
+        duration = {"forward": [s.latency * FORWARD_SHARE for s in self.stages]}
+        duration["backward"] = [s.latency - f for s, f in zip(self.stages, duration["forward"])]
+        orders = stage_orders(self.schedule, count, self.num_micro_batches)
+        end: dict = {}
+        free = [0.0] * count  # when each stage is done with its previous task
+        position = [0] * count
         events = []
-        for b in range(batches):
-            for s in range(count):
-                start = max(end.get(("forward", s - 1, b), 0.0), end.get(("forward", s, b - 1), 0.0))
-                end[("forward", s, b)] = start + forward[s]
-                events.append((s, b, "forward", start, start + forward[s]))
-        for b in range(batches):
-            for s in reversed(range(count)):
-                start = max(end.get(("backward", s + 1, b), 0.0), end.get(("backward", s, b - 1), 0.0),
-                            end[("forward", s, batches - 1)])
-                end[("backward", s, b)] = start + backward[s]
-                events.append((s, b, "backward", start, start + backward[s]))
-        return events
+        while any(position[s] < len(order) for s, order in enumerate(orders)):
+            before = sum(position)
+            for s, order in enumerate(orders):
+                while position[s] < len(order) and all(d in end for d in dependencies(order[position[s]], count)):
+                    task = order[position[s]]
+                    start = max([free[s], *(end[d] for d in dependencies(task, count))])
+                    end[task] = free[s] = start + duration[task.kind][s]
+                    events.append((s, task.micro_batch, task.kind, start, end[task]))
+                    position[s] += 1
+            if sum(position) == before:  # the schedules' orders never get here; a wrong order would
+                raise ValueError(f"the {self.schedule} orders wait on each other")
+        return sorted(events, key=lambda e: (e[3], e[0]))
 
     def draw(self, path: str | os.PathLike) -> None:
         """Write a PNG: the stages on the device grid, and the predicted timeline (needs matplotlib)."""
@@ -126,8 +139,8 @@ class PipelinePlan:
                 timeline.text((start + stop) / 2, s, str(b), ha="center", va="center", fontsize=6)
         timeline.set(yticks=range(len(self.stages)), ylim=(len(self.stages) - 0.5, -0.5), xlabel="seconds",
                      yticklabels=[f"S{i} [{st.layers[0]},{st.layers[1]})" for i, st in enumerate(self.stages)],
-                     title=f"{self.num_micro_batches} micro-batches: forward (light), backward (dark); "
-                           f"Eq. 2 latency {self.latency:.3g} s")
+                     title=f"{self.schedule}, {self.num_micro_batches} micro-batches: forward (light), backward "
+                           f"(dark); Eq. 2 latency {self.latency:.3g} s")
         figure.tight_layout()
         figure.savefig(path, dpi=120)
         plt.close(figure)

@@ -60,6 +60,7 @@ def test_mlp_manual_stages_match_jit(schedule):
     pipelined = run_both(model.train_step, method, (params, batch))
     plan = pipelined.get_plan(params, batch)
     assert [s.devices for s in plan.stages] == [(0, 1), (2, 3), (4, 5, 6, 7)]
+    assert plan.schedule == schedule  # the timeline it draws is the schedule the step runs
 
 
 def test_mlp_auto_layers_and_uniform_stages_match_jit():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -23,9 +24,10 @@ def test_save_and_load_round_trip(tmp_path) -> None:
     assert PipelinePlan.load(tmp_path / "plan.json") == original
 
 
-def test_the_timeline_lasts_eq_2(tmp_path) -> None:
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
+def test_the_timeline_lasts_eq_2(schedule) -> None:
     # Eq. 2: (1 + 2 + 3) + (4 - 1) * 3 = 15; every micro-batch runs forward then backward on every stage.
-    found = plan([1.0, 2.0, 3.0], 4)
+    found = dataclasses.replace(plan([1.0, 2.0, 3.0], 4), schedule=schedule)
     events = found.timeline()
     assert max(end for *_, end in events) == pytest.approx(found.latency) == pytest.approx(15.0)
     assert len(events) == 2 * 3 * 4
@@ -35,6 +37,18 @@ def test_the_timeline_lasts_eq_2(tmp_path) -> None:
     for s in range(3):
         spans = sorted((start, end) for stage, _, _, start, end in events if stage == s)
         assert all(a[1] <= b[0] + 1e-12 for a, b in zip(spans, spans[1:]))
+
+
+@pytest.mark.parametrize("schedule", ["gpipe", "1f1b", "inference"])
+def test_the_timeline_runs_the_plans_schedule(schedule) -> None:
+    # Each stage takes its tasks in the schedule's order: under 1F1B stage 0 (3 stages,
+    # 4 micro-batches) warms up with 2 forwards and then alternates; GPipe runs every
+    # forward first; inference has no backward.
+    found = dataclasses.replace(plan([1.0, 2.0, 3.0], 4), schedule=schedule)
+    first = [(kind[0].upper(), m) for s, m, kind, _, _ in sorted(found.timeline(), key=lambda e: e[3]) if s == 0]
+    expected = {"gpipe": "F0 F1 F2 F3 B0 B1 B2 B3", "1f1b": "F0 F1 F2 B0 F3 B1 B2 B3", "inference": "F0 F1 F2 F3"}
+    assert " ".join(f"{k}{m}" for k, m in first) == expected[schedule]
+    assert PipelinePlan.from_json(found.to_json()).schedule == schedule
 
 
 def test_draw_writes_a_png(tmp_path) -> None:
