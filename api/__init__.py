@@ -41,6 +41,7 @@ _LAZY = {
     "AutoShardingError": ".pipeline",
     "AutoShardingWarning": ".pipeline",
     "SavedPlan": ".saved_plan",
+    "SavedPipeline": ".saved_plan",
     "load_plan": ".saved_plan",
     "PlanError": ".plans.sharding_plan",
     "ShardingPlan": ".plans.sharding_plan",
@@ -66,7 +67,7 @@ if typing.TYPE_CHECKING:
     from .plans.pipeline_plan import PipelinePlan, PipelinePlanError
     from .plans.sharding_plan import PlanError, ShardingPlan
     from .runtime.pipeshard import PipeshardStepError
-    from .saved_plan import SavedPlan, load_plan
+    from .saved_plan import SavedPipeline, SavedPlan, load_plan
 
 
 def __getattr__(name: str) -> typing.Any:
@@ -99,6 +100,7 @@ __all__ = [
     "PipelinePlan",
     "PipelinePlanError",
     "PlanError",
+    "SavedPipeline",
     "SavedPlan",
     "ShardParallel",
     "ShardingPlan",

@@ -28,7 +28,8 @@ from .pipeline import accumulate_gradients, module_text, parse_lowered, plan_mod
 from .pipeshard import PipeshardFunction, PipeshardParallel
 from .plans.sharding_plan import PlanError, ShardingPlan
 from .runtime.mesh_executable import MeshExecutable
-from .saved_plan import SavedPlan, check_fits
+from .saved_plan import SavedPipeline, SavedPlan, check_fits
+from .saved_plan import load_plan as read_plan
 from .signature import (
     CallSignature,
     call_signature,
@@ -229,17 +230,28 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
       donate_argnums: positional arguments whose buffers the call may consume.
       batch_argnums: positional arguments whose leaves have the batch as leading
         dimension (default: the method's, ``(1,)``).
-      load_plan: a plan saved by :meth:`ParallelizedFunction.save_plan` (path or object)
-        to use instead of searching; calls with other shapes raise ``PlanError``.
+      load_plan: a plan saved by ``save_plan`` (path or object) to use instead of
+        searching: ``ParallelizedFunction``'s for ``ShardParallel``,
+        ``PipeshardFunction``'s (a :class:`SavedPipeline`) for ``PipeshardParallel``;
+        calls with other shapes raise ``PlanError``.
     """
     if fn is None:
         return functools.partial(parallelize, method=method, static_argnums=static_argnums,
                                  donate_argnums=donate_argnums, batch_argnums=batch_argnums, load_plan=load_plan)
     method = method if method is not None else ShardParallel()
     if isinstance(method, PipeshardParallel):
-        if load_plan is not None or donate_argnums != ():
-            raise ValueError("PipeshardParallel takes neither load_plan nor donate_argnums yet")
-        return PipeshardFunction(fn, method, static_argnums, batch_argnums)
+        if donate_argnums != ():
+            raise ValueError("PipeshardParallel takes no donate_argnums yet")
+        saved = read_plan(load_plan) if isinstance(load_plan, (str, os.PathLike)) else load_plan
+        if saved is not None and not isinstance(saved, SavedPipeline):
+            raise PlanError(f"PipeshardParallel needs a plan saved by a pipelined function's save_plan; "
+                            f"load_plan is a {type(saved).__name__} (ShardParallel's)")
+        return PipeshardFunction(fn, method, static_argnums, batch_argnums, saved)
+    if isinstance(load_plan, (str, os.PathLike)):
+        load_plan = read_plan(load_plan)
+        if isinstance(load_plan, SavedPipeline):
+            raise PlanError("load_plan is a pipeline plan (saved by PipeshardParallel); use it with "
+                            "method=PipeshardParallel(...)")
     if load_plan is not None:
         method = dataclasses.replace(method, plan=load_plan)
     return ParallelizedFunction(fn, method, static_argnums, donate_argnums, batch_argnums)

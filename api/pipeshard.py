@@ -40,6 +40,7 @@ import functools
 import hashlib
 import json
 import math
+import os
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -60,8 +61,10 @@ from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
 from .pipeline import AutoShardingError, diagnostics_text, module_text, parse_lowered
 from .plans.pipeline_plan import PipelinePlan
+from .plans.sharding_plan import PlanError
 from .runtime import distributed
 from .runtime.pipeshard import PipeshardExecutable, PipeshardStepError  # noqa: F401 (API)
+from .saved_plan import SavedPipeline, check_same_signature
 from .services import provide
 from .signature import (
     CallSignature,
@@ -231,7 +234,7 @@ class PipeshardFunction:
     """A training step pipelined over submeshes; see :func:`alpa_mlir.parallelize`."""
 
     def __init__(self, fn: Callable, method: PipeshardParallel, static_argnums: int | Sequence[int],
-                 batch_argnums: int | Sequence[int] | None) -> None:
+                 batch_argnums: int | Sequence[int] | None, saved: SavedPipeline | None = None) -> None:
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.method = method
@@ -240,6 +243,10 @@ class PipeshardFunction:
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
         self._programs: dict[Hashable, PipeshardProgram] = {}
+        self._saved = saved
+        if saved is not None and saved.plan.num_micro_batches != method.num_micro_batches:
+            raise PlanError(f"the plan{_saved_for(saved)} runs {saved.plan.num_micro_batches} micro-batches but "
+                            f"PipeshardParallel asks for num_micro_batches={method.num_micro_batches}")
 
     @property
     def num_compilations(self) -> int:
@@ -267,6 +274,14 @@ class PipeshardFunction:
     def get_executable(self, *args: Any, **kwargs: Any) -> PipeshardExecutable:
         return self._program(args, kwargs)[0].executable
 
+    def save_plan(self, path: str | os.PathLike, *args: Any, **kwargs: Any) -> SavedPipeline:
+        """Save the stage plan and the compiled module for these arguments; reuse them with
+        ``parallelize(..., method=PipeshardParallel(...), load_plan=path)`` (no search)."""
+        program = self._program(args, kwargs)[0]
+        saved = SavedPipeline(program.plan, program.module_text, self._name)
+        saved.save(path)
+        return saved
+
     def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[PipeshardProgram, CallSignature]:
         static = normalize_argnums(self.static_argnums, len(args), "static_argnums")
         signature = call_signature(args, kwargs, static, self._name)
@@ -287,7 +302,15 @@ class PipeshardFunction:
         module = parse_lowered(lowered)
         hosts, per_host = method.cluster()
         devices = method.device_list()
-        if len({d.process_index for d in devices}) > 1:
+        if self._saved is not None:
+            plan, text = self._saved.plan, self._saved.module_text
+            if plan.cluster != (hosts, per_host):
+                raise PlanError(f"the plan{_saved_for(self._saved)} is for a {plan.cluster[0]} x {plan.cluster[1]} "
+                                f"cluster, but PipeshardParallel runs on {hosts} x {per_host}")
+            saved = ir.Module.parse(text, context=make_context())
+            check_same_signature(saved, module, signature.leaf_names, f"the plan{_saved_for(self._saved)}")
+            module = saved
+        elif len({d.process_index for d in devices}) > 1:
             text, plan = self._shared_compile(module, hosts, per_host, devices)
             module = ir.Module.parse(text, context=make_context())
         else:
@@ -332,6 +355,10 @@ class PipeshardFunction:
             raise AutoShardingError(f"pipelining {self._name}: process 0 could not compile the step: "
                                     f"{shared['error']}")
         return shared["module"], PipelinePlan.from_json(shared["plan"])
+
+
+def _saved_for(saved: SavedPipeline) -> str:
+    return f" saved for {saved.function}" if saved.function else " loaded"
 
 
 def _publish_or_fetch(key: str, payload: str) -> str:

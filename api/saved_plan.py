@@ -4,7 +4,9 @@ The file is the plan's own JSON (``ShardingPlan.to_json``) with one more entry,
 ``saved_module``: the annotated StableHLO text and the function it came from. So
 ``ShardingPlan.load`` reads any saved plan, and a plan written by ``plan.save`` alone
 (without a module) still loads here, as a plan that fixes only the shardings of the
-arguments and results.
+arguments and results. ``PipeshardParallel``'s plans are saved as :class:`SavedPipeline`:
+the stage plan and the compiled module (stages, transfers, schedules) under one
+``saved_pipeline`` entry.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from jax._src.lib.mlir import ir
 
 from .dialect.annotations import value_types
+from .plans.pipeline_plan import PipelinePlan, PipelinePlanError
 from .plans.sharding_plan import PlanError, ShardingPlan
 
 SAVED_MODULE_KEY = "saved_module"
@@ -65,8 +68,46 @@ class SavedPlan:
         return cls.from_json(data)
 
 
-def load_plan(path: str | os.PathLike) -> SavedPlan:
-    """Read a plan saved by ``parallelize(...).save_plan`` (or ``ShardingPlan.save``)."""
+SAVED_PIPELINE_KEY = "saved_pipeline"
+
+
+@dataclass(frozen=True)
+class SavedPipeline:
+    """A :class:`PipelinePlan` with the compiled module (stage functions, transfers and
+    per-mesh schedules) that realises it: ``PipeshardParallel``'s saved plan."""
+
+    plan: PipelinePlan
+    module_text: str
+    function: str = ""  # the Python function it was compiled for, for messages
+
+    def save(self, path: str | os.PathLike) -> None:
+        entry = {"version": SAVED_MODULE_VERSION, "function": self.function, "module": self.module_text,
+                 "plan": json.loads(self.plan.to_json())}
+        Path(path).write_text(json.dumps({SAVED_PIPELINE_KEY: entry}) + "\n")
+
+    @classmethod
+    def from_json(cls, data: dict, where: str) -> SavedPipeline:
+        saved = data[SAVED_PIPELINE_KEY]
+        if not isinstance(saved, dict) or saved.get("version") != SAVED_MODULE_VERSION or \
+                not isinstance(saved.get("module"), str) or not isinstance(saved.get("plan"), dict):
+            raise PlanError(f"cannot read plan {where}: malformed '{SAVED_PIPELINE_KEY}' entry: expected version "
+                            f"{SAVED_MODULE_VERSION} with the module text and the pipeline plan")
+        try:
+            plan = PipelinePlan.from_json(json.dumps(saved["plan"]), str(where))
+        except PipelinePlanError as error:
+            raise PlanError(str(error)) from None
+        return cls(plan, saved["module"], str(saved.get("function", "")))
+
+
+def load_plan(path: str | os.PathLike) -> SavedPlan | SavedPipeline:
+    """Read a plan saved by ``parallelize(...).save_plan`` (or ``ShardingPlan.save``): a
+    :class:`SavedPlan` for ``ShardParallel``, a :class:`SavedPipeline` for ``PipeshardParallel``."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise PlanError(f"cannot read plan {path}: {error}") from None
+    if isinstance(data, dict) and SAVED_PIPELINE_KEY in data:
+        return SavedPipeline.from_json(data, str(path))
     return SavedPlan.load(path)
 
 
@@ -102,6 +143,21 @@ def check_fits(plan: ShardingPlan, module: ir.Module, names: Sequence[str], resu
                 raise PlanError(f"{kind} {label} is {_type_text(shape, dtype)} in this call but "
                                 f"{_type_text(value.shape, value.dtype)} in the plan {where}; search a new plan "
                                 "for these shapes (drop the plan) or call with the shapes it was made for")
+
+
+def check_same_signature(saved: ir.Module, module: ir.Module, names: Sequence[str], where: str) -> None:
+    """Raise :class:`PlanError` unless ``@main`` of ``saved`` takes and returns what ``@main``
+    of ``module`` does (``names``: the arguments' names, for the message)."""
+    for kind, planned, actual in zip(("argument", "result"), main_signature(saved), main_signature(module)):
+        if len(planned) != len(actual):
+            raise PlanError(f"{where} has {len(planned)} {kind}s but this call has {len(actual)}; it was made for "
+                            "another function or another argument structure")
+        for i, ((shape, dtype), (saved_shape, saved_dtype)) in enumerate(zip(actual, planned)):
+            if (shape, dtype) != (saved_shape, saved_dtype):
+                label = names[i] if kind == "argument" and i < len(names) else f"{kind} {i}"
+                raise PlanError(f"{kind} {label} is {_type_text(shape, dtype)} per micro-batch in this call but "
+                                f"{_type_text(saved_shape, saved_dtype)} in {where}; search a new plan for these "
+                                "shapes or call with the shapes it was made for")
 
 
 def _type_text(shape: tuple[int, ...] | None, dtype: str) -> str:

@@ -8,6 +8,7 @@ compared with plain ``jax.jit`` of the same step over several steps.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import jax
@@ -17,7 +18,7 @@ import pytest
 from flax.training import train_state
 from transformers import FlaxGPT2LMHeadModel, GPT2Config
 
-from alpa_mlir import parallelize
+from alpa_mlir import PlanError, parallelize
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
 from alpa_mlir.pipeshard import (
     AutoLayerOption,
@@ -61,6 +62,26 @@ def test_mlp_manual_stages_match_jit(schedule):
     plan = pipelined.get_plan(params, batch)
     assert [s.devices for s in plan.stages] == [(0, 1), (2, 3), (4, 5, 6, 7)]
     assert plan.schedule == schedule  # the timeline it draws is the schedule the step runs
+
+
+def test_a_saved_pipeline_runs_without_searching(tmp_path):
+    model = build(MLPConfig(sizes=(16, 64, 64, 64, 8)))
+    params, batch = model.init(jax.random.key(1), 16)
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=UniformStageOption(num_stages=2))
+    saved = parallelize(model.train_step, method=method).save_plan(tmp_path / "plan.json", params, batch)
+    loaded = parallelize(model.train_step, method=method, load_plan=tmp_path / "plan.json")
+    assert loaded.get_module_text(params, batch) == saved.module_text
+    assert loaded.get_plan(params, batch) == saved.plan
+    assert_trees_close(loaded(params, batch), jax.jit(model.train_step)(params, batch))
+    # Plans and calls that do not fit say so.
+    with pytest.raises(PlanError, match=r"args\[1\]\['x'\] is f32\[4,16\] per micro-batch .* f32\[8,16\]"):
+        loaded(params, model.init(jax.random.key(1), 8)[1])
+    with pytest.raises(PlanError, match="num_micro_batches=4"):
+        parallelize(model.train_step, method=dataclasses.replace(method, num_micro_batches=4),
+                    load_plan=tmp_path / "plan.json")
+    with pytest.raises(PlanError, match="use it with method=PipeshardParallel"):
+        parallelize(model.train_step, load_plan=tmp_path / "plan.json")
 
 
 def test_mlp_auto_layers_and_uniform_stages_match_jit():
