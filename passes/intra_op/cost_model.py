@@ -15,6 +15,7 @@ the volume is what each device sends in a ring implementation:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -57,6 +58,8 @@ def _tile(counts: Sequence[int], shape: tuple[int, ...], itemsize: int) -> float
     return float(math.prod(math.ceil(size / k) for size, k in zip(shape, counts)) * itemsize)
 
 
+# Pure in its arguments, and asked the same pairs by every candidate the stage search plans.
+@functools.lru_cache(maxsize=1 << 16)
 def resharding_collectives(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...],
                            itemsize: int, mesh: DeviceMesh) -> tuple[Collective, ...]:
     """The collectives XLA's SPMD partitioner emits to turn ``src`` into ``dst``: Table 2's
