@@ -35,13 +35,17 @@ they are.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
+import logging
 import math
 import os
-from collections.abc import Callable, Hashable, Sequence
+import sys
+import time
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -76,6 +80,7 @@ from .signature import (
     weakly_typed,
 )
 
+LOG = logging.getLogger("alpa_mlir.pipeshard")
 # How long processes wait for process 0's plan (the search can take a while at scale).
 PLAN_TIMEOUT_S = 3600.0
 
@@ -144,6 +149,10 @@ class PipeshardParallel:
         exit code 124, so that a dead or stuck peer cannot hang the cluster. ``None``: 600
         s with several processes, off in one; ``0``: off. The first step's first transfers
         also wait for the other processes to finish compiling.
+      progress: while a signature is compiled and first run, write a line per phase
+        (lowering, the stage search's phases, compiling, the first step) on stderr:
+        the ``alpa_mlir`` loggers' INFO lines, unless the application configured
+        logging (then they go where it says).
     """
 
     num_micro_batches: int = 1
@@ -155,6 +164,7 @@ class PipeshardParallel:
     batch_argnums: tuple[int, ...] = (1,)
     local_all_gather: bool = True
     instruction_timeout: float | None = None
+    progress: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_micro_batches, int) or self.num_micro_batches < 1:
@@ -228,6 +238,7 @@ class PipeshardProgram:
     module_text: str
     executable: PipeshardExecutable
     weak_outputs: tuple[int, ...]  # flat outputs jax.jit returns weakly typed (a Python scalar's type)
+    ran: bool = False  # the first step (which compiles the transfer programs) is done
 
 
 class PipeshardFunction:
@@ -258,7 +269,15 @@ class PipeshardFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         program, signature = self._program(args, kwargs)
-        outputs = program.executable(*signature.leaves)
+        if program.ran:
+            outputs = program.executable(*signature.leaves)
+        else:
+            with _progress_on_stderr(self.method.progress):
+                start = time.perf_counter()
+                outputs = program.executable(*signature.leaves)
+                LOG.info("%s: first step (compiling %d transfer programs) in %.1f s", self._name,
+                         len(program.executable.transfers), time.perf_counter() - start)
+            program.ran = True
         for i in program.weak_outputs:  # as jax.jit does, so that the next call has the same signature
             outputs[i] = weakly_typed(outputs[i])
         return jax.tree_util.tree_unflatten(program.out_tree, outputs)
@@ -287,7 +306,8 @@ class PipeshardFunction:
         signature = call_signature(args, kwargs, static, self._name)
         program = self._programs.get(signature.key)
         if program is None:
-            program = self._compile(args, kwargs, signature, static)
+            with _progress_on_stderr(self.method.progress):
+                program = self._compile(args, kwargs, signature, static)
             self._programs[signature.key] = program
         return program, signature
 
@@ -297,9 +317,11 @@ class PipeshardFunction:
         batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
         batch_leaves = leaves_of(signature, batch_positions)
         micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
+        start = time.perf_counter()
         traced = self._jitted.trace(*micro, **kwargs)
         lowered = lower_traced(traced)
         module = parse_lowered(lowered)
+        LOG.info("%s: traced and lowered in %.1f s", self._name, time.perf_counter() - start)
         hosts, per_host = method.cluster()
         devices = method.device_list()
         if self._saved is not None:
@@ -315,8 +337,11 @@ class PipeshardFunction:
             module = ir.Module.parse(text, context=make_context())
         else:
             text, plan = self._run_passes(module, hosts, per_host)
+        start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
                                          method.instruction_timeout)
+        LOG.info("%s: %d stages, predicted %.3g s per step; compiled %d stage programs in %.1f s", self._name,
+                 len(plan.stages), plan.latency, len(executable.executables), time.perf_counter() - start)
         return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))
 
     def _run_passes(self, module: ir.Module, hosts: int, per_host: int) -> tuple[str, PipelinePlan]:
@@ -355,6 +380,28 @@ class PipeshardFunction:
             raise AutoShardingError(f"pipelining {self._name}: process 0 could not compile the step: "
                                     f"{shared['error']}")
         return shared["module"], PipelinePlan.from_json(shared["plan"])
+
+
+@contextlib.contextmanager
+def _progress_on_stderr(wanted: bool) -> Iterator[None]:
+    """The ``alpa_mlir`` loggers' INFO lines on stderr for a while, if ``wanted`` and the
+    application configured no logging that would take them (a handler of its own)."""
+    logger = logging.getLogger("alpa_mlir")
+    if not wanted or logger.handlers or logging.getLogger().handlers:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("alpa-mlir: %(message)s"))
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def _saved_for(saved: SavedPipeline) -> str:

@@ -9,6 +9,7 @@ compared with plain ``jax.jit`` of the same step over several steps.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 
 import jax
@@ -203,6 +204,28 @@ def test_a_hugging_face_model_in_a_flax_train_state_pipelines():
                                stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(1,))
     pipelined = run_both(step, method, (state, batch), steps=2)
     assert pipelined.num_compilations == 1
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_the_first_call_says_what_it_is_doing(progress, capsys, monkeypatch):
+    # A first call can take a minute: a line per phase on stderr, even when it is not a
+    # terminal, unless the application configured logging (pytest does: drop its handler).
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])
+    model = build(MLPConfig(sizes=(16, 64, 64, 64, 8)))
+    params, batch = model.init(jax.random.key(1), 16)
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=UniformStageOption(num_stages=2), progress=progress)
+    step = parallelize(model.train_step, method=method)
+    step(params, batch)
+    lines = capsys.readouterr().err.splitlines()
+    phases = ["traced and lowered in", "stage construction: DP over", "stages, predicted", "first step (compiling"]
+    if progress:
+        for phase in phases:
+            assert any(line.startswith("alpa-mlir: ") and phase in line for line in lines), (phase, lines)
+    else:
+        assert not any(line.startswith("alpa-mlir: ") for line in lines)
+    step(params, batch)
+    assert not any(line.startswith("alpa-mlir: ") for line in capsys.readouterr().err.splitlines())
 
 
 def test_batch_must_divide_into_micro_batches():
