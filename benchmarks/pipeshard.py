@@ -227,6 +227,11 @@ def measure_pipeline(work: Workload, stages: int, micro_batches: int, warmup: in
                logical_meshes=["x".join(map(str, s.logical_mesh)) for s in plan.stages],
                instructions=len(executable.order), instruction_counts=count_instructions(executable),
                **breakdown(executable, step, last))
+    step_level = executable.flow.step_transfers
+    sizes = {key: math.prod(transfer.shape) for key, transfer in executable.transfers.items()}
+    row["transfers_per_micro_batch"] = sum(key not in step_level for key in sizes)
+    row["transfers_per_step"] = sum(key in step_level for key in sizes)
+    row["scalar_transfers_per_step"] = sum(key in step_level and n == 1 for key, n in sizes.items())
     row["ratio"] = row["step_seconds"] / row["predicted"]
     row["serial_ratio"] = row["step_seconds"] / row["serial_prediction"]
     row["overhead_per_instruction"] = row["outside_programs"] / row["instructions"]
@@ -421,8 +426,9 @@ def _per_mesh(values: list[float]) -> str:
 STEP_COLUMNS = (
     ("model", "model", "{}"), ("stages", "S", "{}"), ("micro_batches", "B", "{}"),
     ("logical_meshes", "logical meshes", "{}"), ("instructions", "instructions", "{}"),
-    ("compile_seconds", "compile s", "{:.1f}"), ("step_cell", "step ms (median / min)", "{}"),
-    ("predicted", "T* ms", "{:.4g}"), ("ratio", "step / T*", "{:.2f}"),
+    ("compile_seconds", "first call s", "{:.1f}"), ("transfer_cell", "transfers per micro-batch / per step "
+                                                                       "(scalars)", "{}"),
+    ("step_cell", "step ms (median / min)", "{}"), ("predicted", "T* ms", "{:.4g}"), ("ratio", "step / T*", "{:.2f}"),
     ("serial_prediction", "B·Σt_i ms", "{:.4g}"), ("serial_ratio", "step / B·Σt_i", "{:.2f}"),
     ("run_seconds", "fwd+bwd ms", "{:.4g}"), ("apply_seconds", "apply ms", "{:.3g}"),
     ("transfer_seconds", "transfers ms", "{:.3g}"), ("outside_programs", "outside programs ms", "{:.3g}"),
@@ -467,6 +473,8 @@ def _display(section: str, row: dict) -> dict:
         row["step_cell"] = f"{row['step_seconds']:.4g} / {min(row['step_seconds_all']) * 1e3:.4g}"
     if section in ("steps", "overhead"):
         row["logical_meshes"] = " ".join(row["logical_meshes"])
+        row["transfer_cell"] = (f"{row['transfers_per_micro_batch']} / {row['transfers_per_step']} "
+                                f"({row['scalar_transfers_per_step']})")
         c = row["instruction_counts"]
         row["counts"] = " / ".join(str(c.get(k, 0)) for k in ("run", "send", "free", "accumulate"))
     if section == "reshard":
