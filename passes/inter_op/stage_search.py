@@ -62,11 +62,17 @@ def costed_candidates(candidates: list[Candidate], max_costed_layers: int,
 
 
 def logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]]:
-    """The logical views of a submesh: its physical shape, or every 2-D shape of its devices."""
+    """The logical views of a submesh: its physical shape, or every 2-D shape of its devices.
+
+    On one host both axes have the same alpha and beta, so ``(n, 1)`` costs what ``(1, n)``
+    costs and is not planned. (Other transposed views differ: a tensor dimension split
+    over both axes orders the devices one way, and resharding from it to a split over
+    either axis alone is a local slice on one view and a permute on the other.)"""
     if space == "physical":
         return [submesh]
     devices = submesh[0] * submesh[1]
-    return [(a, devices // a) for a in range(1, devices + 1) if devices % a == 0]
+    return [(a, devices // a) for a in range(1, devices + 1)
+            if devices % a == 0 and (submesh[0] > 1 or a < devices or devices == 1)]
 
 
 def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple[int, int], num_micro_batches: int,

@@ -247,3 +247,27 @@ def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:
     quiet.step()
     quiet.close()
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (1, 8)])
+def test_a_transposed_view_of_one_host_costs_the_same(shape) -> None:
+    # Why the search does not plan a one-host submesh's (n, 1) view: both axes have the
+    # same alpha and beta, so it is (1, n) with the axes' roles swapped.
+    from alpa_mlir.dialect.pass_registry import Diagnostics
+    from alpa_mlir.passes.inter_op.stage_search import logical_shapes
+    from alpa_mlir.passes.intra_op.auto_sharding import AutoShardingPass
+
+    assert logical_shapes((1, 8), "all") == [(1, 8), (2, 4), (4, 2)]
+    assert logical_shapes((1, 1), "all") == [(1, 1)]
+    assert logical_shapes((2, 4), "all") == [(1, 8), (2, 4), (4, 2), (8, 1)]  # two hosts: every view
+    model = models.mlp(MLP)
+    text = jax.jit(model.train_step).lower(*model.init(jax.random.key(0), 64)).as_text()
+    objectives = []
+    for view in (shape, shape[::-1]):
+        module = ir.Module.parse(text, context=make_context())
+        run_pipeline(module, "builtin.module(alpa-import-pipeline)")
+        planner = AutoShardingPass(mesh_shape=view, mesh_alpha=(1e-5, 1e-5), mesh_beta=(1e-11, 1e-11),
+                                   allow_flattened_mesh=True)
+        with module.context:
+            objectives.append(planner.plan_module(module.operation, Diagnostics([])).objective)
+    assert objectives[0] == pytest.approx(objectives[1], rel=1e-6)
