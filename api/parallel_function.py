@@ -227,7 +227,8 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
       method: how to parallelize (``ShardParallel()``: auto-sharding on ``(1, n)`` devices;
         ``PipeshardParallel(...)``: pipelined over submeshes, each stage auto-sharded).
       static_argnums: positional arguments that are compile-time constants (hashable).
-      donate_argnums: positional arguments whose buffers the call may consume.
+      donate_argnums: positional arguments whose buffers the call may consume; they are
+        invalid after the call (deleted, under ``PipeshardParallel``, once the step succeeds).
       batch_argnums: positional arguments whose leaves have the batch as leading
         dimension (default: the method's, ``(1,)``).
       load_plan: a plan saved by ``save_plan`` (path or object) to use instead of
@@ -240,13 +241,11 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
                                  donate_argnums=donate_argnums, batch_argnums=batch_argnums, load_plan=load_plan)
     method = method if method is not None else ShardParallel()
     if isinstance(method, PipeshardParallel):
-        if donate_argnums != ():
-            raise ValueError("PipeshardParallel takes no donate_argnums yet")
         saved = read_plan(load_plan) if isinstance(load_plan, (str, os.PathLike)) else load_plan
         if saved is not None and not isinstance(saved, SavedPipeline):
             raise PlanError(f"PipeshardParallel needs a plan saved by a pipelined function's save_plan; "
                             f"load_plan is a {type(saved).__name__} (ShardParallel's)")
-        return PipeshardFunction(fn, method, static_argnums, batch_argnums, saved)
+        return PipeshardFunction(fn, method, static_argnums, batch_argnums, saved, donate_argnums)
     if isinstance(load_plan, (str, os.PathLike)):
         load_plan = read_plan(load_plan)
         if isinstance(load_plan, SavedPipeline):

@@ -245,7 +245,8 @@ class PipeshardFunction:
     """A training step pipelined over submeshes; see :func:`alpa_mlir.parallelize`."""
 
     def __init__(self, fn: Callable, method: PipeshardParallel, static_argnums: int | Sequence[int],
-                 batch_argnums: int | Sequence[int] | None, saved: SavedPipeline | None = None) -> None:
+                 batch_argnums: int | Sequence[int] | None, saved: SavedPipeline | None = None,
+                 donate_argnums: int | Sequence[int] = ()) -> None:
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.method = method
@@ -255,6 +256,7 @@ class PipeshardFunction:
         self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
         self._programs: dict[Hashable, PipeshardProgram] = {}
         self._saved = saved
+        self.donate_argnums = donate_argnums
         if saved is not None and saved.plan.num_micro_batches != method.num_micro_batches:
             raise PlanError(f"the plan{_saved_for(saved)} runs {saved.plan.num_micro_batches} micro-batches but "
                             f"PipeshardParallel asks for num_micro_batches={method.num_micro_batches}")
@@ -269,6 +271,11 @@ class PipeshardFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         program, signature = self._program(args, kwargs)
+        donated = leaves_of(signature, normalize_argnums(self.donate_argnums, len(args), "donate_argnums"))
+        for i in donated:
+            if isinstance(signature.leaves[i], jax.Array) and signature.leaves[i].is_deleted():
+                raise ValueError(f"{signature.leaf_names[i]} of {self._name} is a deleted array (was it donated to "
+                                 "an earlier call?)")
         if program.ran:
             outputs = program.executable(*signature.leaves)
         else:
@@ -280,6 +287,13 @@ class PipeshardFunction:
             program.ran = True
         for i in program.weak_outputs:  # as jax.jit does, so that the next call has the same signature
             outputs[i] = weakly_typed(outputs[i])
+        # Donated arguments are invalid after the step, as under jax.jit; their buffers are
+        # freed now (the stage programs do not alias them to their outputs yet).
+        returned = {id(out) for out in outputs}
+        for i in donated:
+            leaf = signature.leaves[i]
+            if isinstance(leaf, jax.Array) and not leaf.is_deleted() and id(leaf) not in returned:
+                leaf.delete()
         return jax.tree_util.tree_unflatten(program.out_tree, outputs)
 
     def get_plan(self, *args: Any, **kwargs: Any) -> PipelinePlan:

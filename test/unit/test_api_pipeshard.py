@@ -228,6 +228,23 @@ def test_the_first_call_says_what_it_is_doing(progress, capsys, monkeypatch):
     assert not any(line.startswith("alpa-mlir: ") for line in capsys.readouterr().err.splitlines())
 
 
+def test_donated_state_is_freed_after_the_step():
+    model = build(MLPConfig(sizes=(16, 64, 64, 64, 8)))
+    params, batch = model.init(jax.random.key(1), 16)
+    expected = jax.jit(model.train_step)(params, batch)
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=UniformStageOption(num_stages=2))
+    step = parallelize(model.train_step, method=method, donate_argnums=(0,))
+    given = jax.tree.map(jax.numpy.array, params)
+    out = step(given, batch)
+    assert_trees_close(out, expected)
+    assert all(leaf.is_deleted() for leaf in jax.tree.leaves(given))
+    assert not any(leaf.is_deleted() for leaf in jax.tree.leaves(batch))
+    with pytest.raises(ValueError, match=r"args\[0\]\[0\]\['b'\] of .* is a deleted array"):
+        step(given, batch)
+    step(out[0], batch)  # the returned state feeds the next step
+
+
 def test_batch_must_divide_into_micro_batches():
     model = build(MLPConfig())
     params, batch = model.init(jax.random.key(0), 6)
