@@ -43,7 +43,6 @@ def sum_per_stage(main: ir.Operation, stage_of: Callable[[ir.Operation], int]) -
     # A chain: adds whose result feeds only the next add of the same sum.
     inner = [is_add[i] and len(list(ops[i].results[0].uses)) == 1 and len(graph.users[i]) == 1
              and is_add[graph.users[i][0]] for i in range(len(ops))]
-    replaced: dict[ir.Value, ir.Value] = {}  # the result of a sum rewritten before -> its new value
     for root in (i for i in range(len(ops)) if is_add[i] and not inner[i]):
         terms, adds, pending = [], [], [root]
         while pending:
@@ -55,14 +54,14 @@ def sum_per_stage(main: ir.Operation, stage_of: Callable[[ir.Operation], int]) -
                     pending.append(j)
                 else:
                     terms.append(value)
-        by_stage: dict[int | None, list[ir.Value]] = {}
+        by_stage: dict[int | None, list[ir.Value]] = {}  # None: the arguments among the terms
         last_layer: dict[int, ir.Attribute] = {}  # of each stage's last term
-        for value in terms:
-            j = graph.producer.get(value)
-            stage = None if j is None else stage_of(ops[j])
-            by_stage.setdefault(stage, []).append(replaced.get(value, value))
-            if j is not None:
-                last_layer[stage] = ops[j].attributes[LAYER_ATTR]
+        for value in terms:  # read now: a sum rewritten before gives its new value
+            producer = None if isinstance(value.owner, ir.Block) else value.owner.operation
+            stage = None if producer is None else stage_of(producer)
+            by_stage.setdefault(stage, []).append(value)
+            if producer is not None:
+                last_layer[stage] = producer.attributes[LAYER_ATTR]
         stages = sorted(s for s in by_stage if s is not None)
         if len(stages) < 2:
             continue
@@ -70,7 +69,6 @@ def sum_per_stage(main: ir.Operation, stage_of: Callable[[ir.Operation], int]) -
         partial_sums = [_add_chain(by_stage[s], top, last_layer[s]) for s in stages]
         total = _add_chain(partial_sums + by_stage.get(None, []), top, top.attributes[LAYER_ATTR])
         top.results[0].replace_all_uses_with(total)
-        replaced[top.results[0]] = total
         for i in sorted(adds, reverse=True):  # users before what they read
             ops[i].erase()
 

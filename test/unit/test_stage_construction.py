@@ -271,3 +271,39 @@ def test_a_transposed_view_of_one_host_costs_the_same(shape) -> None:
         with module.context:
             objectives.append(planner.plan_module(module.operation, Diagnostics([])).objective)
     assert objectives[0] == pytest.approx(objectives[1], rel=1e-6)
+
+
+SUM_OVER_STAGES = """
+func.func @main(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<f32>, %d: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %0 = stablehlo.multiply %a, %a {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<f32>
+  %1 = stablehlo.multiply %b, %b {alpa.layer = 1 : i64, alpa.phase = "apply"} : tensor<f32>
+  %2 = stablehlo.multiply %c, %c {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<f32>
+  %3 = stablehlo.multiply %d, %d {alpa.layer = 1 : i64, alpa.phase = "apply"} : tensor<f32>
+  %4 = stablehlo.add %0, %1 {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<f32>
+  %5 = stablehlo.add %4, %2 {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<f32>
+  %6 = stablehlo.add %5, %3 {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<f32>
+  %7 = stablehlo.add %6, %1 {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<f32>
+  %8 = stablehlo.add %7, %3 {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<f32>
+  return %6, %8 : tensor<f32>, tensor<f32>
+}
+"""
+
+
+def test_a_sum_over_stages_is_summed_per_stage_first() -> None:
+    # clip_by_global_norm's sum of squares: one term per parameter, in program order.
+    # Each stage adds its own terms; only its partial sum crosses. A sum reading an
+    # earlier such sum (%8 reads %6) is re-associated too.
+    from alpa_mlir.passes.inter_op.stage_parts import sum_per_stage
+    from alpa_mlir.passes.inter_op.training_step import step_ops
+
+    module = ir.Module.parse(SUM_OVER_STAGES, context=make_context())
+    main = next(iter(funcs(module.operation)))
+    layer = lambda op: ir.IntegerAttr(op.attributes["alpa.layer"]).value  # noqa: E731
+    with module.context:
+        sum_per_stage(main, layer)
+    assert module.operation.verify()
+    crossings = [op for op in step_ops(main) if op.name == "stablehlo.add"
+                 for v in op.operands if not isinstance(v.owner, ir.Block) and layer(v.owner.operation) != layer(op)]
+    assert len(crossings) == 2  # one stage-1 partial sum into each of the two sums
+    got = run_on_one_device(module, [np.float32(x) for x in (1, 2, 3, 4)])
+    assert [float(g) for g in got] == [1 + 4 + 9 + 16, 1 + 4 + 9 + 16 + 4 + 16]
