@@ -114,7 +114,8 @@ class StageConstructionPass(Pass):
     submesh_space: Literal["power-of-two", "all"] = field(default="power-of-two", metadata={
         "help": "submesh shapes: Sec. 5.2's (1, 2^k) and (n, M), or all"})
     logical_mesh_space: Literal["all", "physical"] = field(default="all", metadata={
-        "help": "logical views of a submesh: every 2-D shape of its devices, or its physical shape"})
+        "help": "logical views of a submesh: every 2-D shape of its devices (on one host not (n,1), which costs "
+                "what (1,n) costs), or its physical shape"})
     cost_model: Literal["analytic", "profile"] = field(default="analytic", metadata={
         "help": "analytic (FLOPs and the ILP's communication) or profile (compile and time each candidate on "
                 "local devices)"})
