@@ -39,7 +39,7 @@ from .signature import (
     output_names,
     training_state,
     weak_outputs,
-    weakly_typed,
+    with_weak_types,
 )
 
 _PYTHON_SCALARS = (bool, int, float, complex)
@@ -71,10 +71,7 @@ class Program:
         # numpy inputs arrive in numpy's dtype (float64); jit canonicalizes them, so do we.
         flat = [leaf if isinstance(leaf, (jax.Array, *_PYTHON_SCALARS)) else np.asarray(leaf, dtype=aval.dtype)
                 for leaf, aval in zip(leaves, executable.in_avals)]
-        outputs = executable(*flat)
-        for i in self.weak_outputs:  # as jax.jit does, so that the next call has the same signature
-            outputs[i] = weakly_typed(outputs[i])
-        return outputs
+        return with_weak_types(executable(*flat), self.weak_outputs)
 
 
 class ParallelizedFunction:

@@ -77,7 +77,7 @@ from .signature import (
     micro_batch_args,
     normalize_argnums,
     weak_outputs,
-    weakly_typed,
+    with_weak_types,
 )
 
 LOG = logging.getLogger("alpa_mlir.pipeshard")
@@ -276,17 +276,13 @@ class PipeshardFunction:
             if isinstance(signature.leaves[i], jax.Array) and signature.leaves[i].is_deleted():
                 raise ValueError(f"{signature.leaf_names[i]} of {self._name} is a deleted array (was it donated to "
                                  "an earlier call?)")
-        if program.ran:
-            outputs = program.executable(*signature.leaves)
-        else:
-            with _progress_on_stderr(self.method.progress):
-                start = time.perf_counter()
-                outputs = program.executable(*signature.leaves)
+        with _progress_on_stderr(self.method.progress and not program.ran):
+            start = time.perf_counter()
+            outputs = with_weak_types(program.executable(*signature.leaves), program.weak_outputs)
+            if not program.ran:
                 LOG.info("%s: first step (compiling %d transfer programs) in %.1f s", self._name,
                          len(program.executable.transfers), time.perf_counter() - start)
-            program.ran = True
-        for i in program.weak_outputs:  # as jax.jit does, so that the next call has the same signature
-            outputs[i] = weakly_typed(outputs[i])
+                program.ran = True
         # Donated arguments are invalid after the step, as under jax.jit; their buffers are
         # freed now (the stage programs do not alias them to their outputs yet).
         returned = {id(out) for out in outputs}

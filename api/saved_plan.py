@@ -59,13 +59,18 @@ class SavedPlan:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> SavedPlan:
-        try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, json.JSONDecodeError) as error:
-            raise PlanError(f"cannot read plan {path}: {error}") from None
-        if not isinstance(data, dict):
-            raise PlanError(f"cannot read plan {path}: expected a JSON object")
-        return cls.from_json(data)
+        return cls.from_json(_read_object(path))
+
+
+def _read_object(path: str | os.PathLike) -> dict:
+    """The JSON object in the file at ``path``; :class:`PlanError` when there is none."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise PlanError(f"cannot read plan {path}: {error}") from None
+    if not isinstance(data, dict):
+        raise PlanError(f"cannot read plan {path}: expected a JSON object")
+    return data
 
 
 SAVED_PIPELINE_KEY = "saved_pipeline"
@@ -102,13 +107,10 @@ class SavedPipeline:
 def load_plan(path: str | os.PathLike) -> SavedPlan | SavedPipeline:
     """Read a plan saved by ``parallelize(...).save_plan`` (or ``ShardingPlan.save``): a
     :class:`SavedPlan` for ``ShardParallel``, a :class:`SavedPipeline` for ``PipeshardParallel``."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        raise PlanError(f"cannot read plan {path}: {error}") from None
-    if isinstance(data, dict) and SAVED_PIPELINE_KEY in data:
+    data = _read_object(path)
+    if SAVED_PIPELINE_KEY in data:
         return SavedPipeline.from_json(data, str(path))
-    return SavedPlan.load(path)
+    return SavedPlan.from_json(data)
 
 
 def main_signature(module: ir.Module) -> tuple[list[tuple[tuple[int, ...] | None, str]],

@@ -169,10 +169,13 @@ def micro_batch_args(args: tuple[Any, ...], static: tuple[int, ...], batch: tupl
             jax.tree_util.tree_map_with_path(functools.partial(abstract, i), arg) for i, arg in enumerate(args)]
 
 
-def weakly_typed(value: jax.Array) -> jax.Array:
-    """``value`` weakly typed, as ``jax.jit`` returns a value computed from Python scalars
-    (a ``TrainState``'s step count); on the devices and with the sharding it had."""
-    return lax_internal._convert_element_type(value, np.dtype(value.dtype), weak_type=True)
+def with_weak_types(outputs: list[jax.Array], weak: Sequence[int]) -> list[jax.Array]:
+    """``outputs`` with the flat positions ``weak`` weakly typed, as ``jax.jit`` returns a
+    value computed from Python scalars (a ``TrainState``'s step count), so that the next
+    call has the same signature; on the devices and with the sharding each had."""
+    for i in weak:
+        outputs[i] = lax_internal._convert_element_type(outputs[i], np.dtype(outputs[i].dtype), weak_type=True)
+    return outputs
 
 
 def weak_outputs(traced: jax.stages.Traced) -> tuple[int, ...]:
