@@ -149,6 +149,10 @@ class PipeshardParallel:
         exit code 124, so that a dead or stuck peer cannot hang the cluster. ``None``: 600
         s with several processes, off in one; ``0``: off. The first step's first transfers
         also wait for the other processes to finish compiling.
+      device_profile: what the stage costs (and the plan's predicted latencies) assume of
+        the devices: ``local`` (this machine's, measured on first use and cached; see
+        ``runtime.device_profile``), the path of a saved profile, or ``""`` for
+        ``alpa-stage-construction``'s constant FLOP/s and bandwidths.
       progress: while a signature is compiled and first run, write a line per phase
         (lowering, the stage search's phases, compiling, the first step) on stderr:
         the ``alpa_mlir`` loggers' INFO lines, unless the application configured
@@ -164,6 +168,7 @@ class PipeshardParallel:
     batch_argnums: tuple[int, ...] = (1,)
     local_all_gather: bool = True
     instruction_timeout: float | None = None
+    device_profile: str = "local"
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -211,7 +216,7 @@ class PipeshardParallel:
                   if isinstance(layer, AutoLayerOption) else LayerConstructionPass())
         stage = self.stage_option
         options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
-                                   "on_plan": on_plan}
+                                   "device_profile": self.device_profile, "on_plan": on_plan}
         if isinstance(stage, AutoStageOption):
             options.update(submesh_space=stage.submesh_space, logical_mesh_space=stage.logical_mesh_space,
                            cost_model=stage.cost_model, device_memory=stage.device_memory, epsilon=stage.epsilon,

@@ -23,6 +23,7 @@ from ...dialect.annotations import (
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, SEGMENT_ATTR, STAGE_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
+from ...plans.device_profile import DeviceProfile, DeviceProfileError
 from ...plans.pipeline_plan import PipelinePlan, StagePlacement
 from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
@@ -50,8 +51,11 @@ class StageConstructionPass(Pass):
     forward and backward ops are extracted into a module of their own and planned by
     ``alpa-auto-sharding`` on that logical mesh; the stage latency ``t_intra`` is its
     compute (FLOPs / (devices x ``device-flops``)) plus the ILP's communication cost,
-    with each mesh axis's alpha-beta from the hosts it spans (``cost-model=profile``:
-    the median time of the planned module compiled and run on local devices). A range whose modules
+    with each mesh axis's alpha-beta from the hosts it spans. With ``device-profile``
+    (the API's default is ``local``) a measured profile of the devices prices the compute
+    (matmul FLOP/s by size and dtype, memory bandwidth, program launches) and the
+    intra-host alpha-beta (``plans/device_profile.py``); ``cost-model=profile`` instead
+    times the planned module compiled and run on local devices. A range whose modules
     print alike (repeated layers) is planned once. Memory for Eq. 5: the per-device
     bytes of the parameters the stage reads and of the activations its backward
     reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
@@ -122,7 +126,11 @@ class StageConstructionPass(Pass):
     profile_repeats: int = field(default=3, metadata={"help": "profile: timed runs per candidate (median)"})
     jobs: int = field(default=1, metadata={"help": "processes planning candidates at once (analytic costs)"})
     device_memory: float = field(default=0.0, metadata={"help": "bytes per device for Eq. 5 (0: unlimited)"})
-    device_flops: float = field(default=1e13, metadata={"help": "FLOP/s of one device"})
+    device_flops: float = field(default=1e13, metadata={"help": "FLOP/s of one device (without device-profile)"})
+    device_profile: str = field(default="", metadata={
+        "help": "what prices compute, launches and collectives inside a host: empty (device-flops and the "
+                "intra-host bandwidth and latency), 'local' (this machine's profile, measured once and cached), or "
+                "the path of a saved profile (JSON)"})
     intra_host_bandwidth: float = field(default=1e11, metadata={"help": "bytes/s between devices of a host"})
     inter_host_bandwidth: float = field(default=3.125e9, metadata={"help": "bytes/s between hosts"})
     intra_host_latency: float = field(default=5e-6, metadata={"help": "seconds per collective in a host"})
@@ -138,6 +146,8 @@ class StageConstructionPass(Pass):
     stage_timer: StageTimer | None = provided(
         "cost-model=profile: the seconds one run of a planned module takes on local devices "
         "(runtime.profiling.time_module)")
+    device_profiler: Callable[[], DeviceProfile] | None = provided(
+        "device-profile=local: this machine's device profile (runtime.device_profile.local_profile)")
     on_plan: Callable[[PipelinePlan], None] | None = provided("receives the stage plan, as the report file would")
 
     def __post_init__(self) -> None:
@@ -164,6 +174,11 @@ class StageConstructionPass(Pass):
             raise ValueError(f"option 'max-costed-layers' must not be negative; got {self.max_costed_layers}")
         if self.device_memory < 0 or self.epsilon < 0 or self.intra_host_latency < 0 or self.inter_host_latency < 0:
             raise ValueError("options 'device-memory', 'epsilon' and the latencies must not be negative")
+        if self.device_profile not in ("", "local"):
+            try:  # a file that does not read is an option error, before any module is read
+                DeviceProfile.load(self.device_profile)
+            except DeviceProfileError as error:
+                raise ValueError(f"option 'device-profile': {error}") from None
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         try:
@@ -181,15 +196,21 @@ class StageConstructionPass(Pass):
         if layerings is None:
             return
         phase = [ir.StringAttr(op.attributes[PHASE_ATTR]).value for op in ops]
-        cluster = PhysicalCluster(*self.cluster_shape, intra_host_alpha=self.intra_host_latency,
-                                  intra_host_beta=1.0 / self.intra_host_bandwidth,
+        try:
+            profile = self._profile()
+        except (DeviceProfileError, ValueError) as error:
+            diagnostics.error(main, f"option 'device-profile': {error}")
+            return
+        alpha, beta = profile.intra_host_link() if profile is not None and profile.collectives else \
+            (self.intra_host_latency, 1.0 / self.intra_host_bandwidth)
+        cluster = PhysicalCluster(*self.cluster_shape, intra_host_alpha=alpha, intra_host_beta=beta,
                                   inter_host_alpha=self.inter_host_latency,
                                   inter_host_beta=1.0 / self.inter_host_bandwidth)
         cache, found, errors = CostCache(), [], []
         stats = {"candidates": 0, "composed_ranges": 0, "cost_seconds": 0.0, "dp_seconds": 0.0}
         for name, layer in layerings:
             try:
-                searched = self._search(main, name, layer, phase, cluster, cache, stats, diagnostics)
+                searched = self._search(main, name, layer, phase, cluster, profile, cache, stats, diagnostics)
             except StageDPError as error:
                 errors.append(error)
                 continue
@@ -271,8 +292,20 @@ class StageConstructionPass(Pass):
             return [("equal-operator", equal)]
         return [("clustered", clustered)] + ([("equal-operator", equal)] if equal != clustered else [])
 
+    def _profile(self) -> DeviceProfile | None:
+        """The device profile the option names (None: the constant options); raises
+        ``DeviceProfileError`` or ``ValueError`` saying why there is none."""
+        if not self.device_profile:
+            return None
+        if self.device_profile != "local":
+            return DeviceProfile.load(self.device_profile)
+        if self.device_profiler is None:
+            raise ValueError("'local' measures this machine with a device profiler the pass is not given: build it "
+                             "with device_profiler= (alpa-opt and alpa_mlir give the runtime's)")
+        return self.device_profiler()
+
     def _search(self, main: ir.Operation, name: str, layer: list[int], phase: list[str], cluster: PhysicalCluster,
-                cache: CostCache, stats: dict, diagnostics: Diagnostics) -> tuple | None:
+                profile: DeviceProfile | None, cache: CostCache, stats: dict, diagnostics: Diagnostics) -> tuple | None:
         """Cost the candidates of one layering and run the DP: (name, layer, plan, costs,
         logical views), or None after an error (reported); ``StageDPError`` when the DP
         finds no plan. ``stats`` accumulates the search's counts and seconds."""
@@ -288,8 +321,8 @@ class StageConstructionPass(Pass):
         views = {k: logical_shapes(k, self.logical_mesh_space) for k in submeshes}
         start = time.perf_counter()
         LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
-        costs = cost_stages(self, main, layer, phase, candidates, composed, submeshes, views, cluster, cache,
-                            diagnostics)
+        costs = cost_stages(self, main, layer, phase, candidates, composed, submeshes, views, cluster, profile,
+                            cache, diagnostics)
         if costs is None:
             return None
         seconds = time.perf_counter() - start

@@ -3,11 +3,12 @@
 Every (layer range, logical mesh) candidate's forward and backward ops are extracted
 into a module of their own and planned by ``alpa-auto-sharding`` (modules that print
 alike, as repeated layers do, are planned once; ``jobs`` > 1 plans in processes). Its
-latency is analytic (FLOPs over the devices' FLOP/s, plus the plan's communication on
-the alpha-beta model) or measured (``cost-model=profile``: the planned module timed by
-the ``stage_timer`` the pass is given). Memory for Eq. 5: the per-device bytes of the
-parameters the stage reads (optimizer state taken as sharded like them) and of the
-activations its backward reads from its forward.
+latency is analytic (FLOPs over the devices' FLOP/s, or priced by a device profile:
+``compute_seconds``; plus the plan's communication on the alpha-beta model) or
+measured (``cost-model=profile``: the planned module timed by the ``stage_timer`` the
+pass is given). Memory for Eq. 5: the per-device bytes of the parameters the stage
+reads (optimizer state taken as sharded like them) and of the activations its backward
+reads from its forward.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR
 from ...dialect.pass_registry import Diagnostics
 from ...dialect.sharding import ShardingSpec
+from ...plans.device_profile import DeviceProfile
 from ...plans.sharding_plan import ShardingPlan
 from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.cost_model import tile_bytes
@@ -54,12 +56,13 @@ class CostCache:
 
 def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
                 candidates: list[Candidate], composed: list[tuple[int, int]], submeshes: list[tuple[int, int]],
-                views: dict[tuple[int, int], list[tuple[int, int]]], cluster: PhysicalCluster, cache: CostCache,
-                diagnostics: Diagnostics) -> StageCosts | None:
+                views: dict[tuple[int, int], list[tuple[int, int]]], cluster: PhysicalCluster,
+                profile: DeviceProfile | None, cache: CostCache, diagnostics: Diagnostics) -> StageCosts | None:
     """Eq. 3-5's tables for the DP: ``t_intra`` and the memories of every candidate on every
     logical view of its submesh (``views``), and of the ``composed`` ranges built from
-    shorter ones. ``layer``/``phase``: of each op of ``@main``. Stage modules in ``cache``
-    are not planned again; new ones are added. None after an error (reported)."""
+    shorter ones; compute priced by ``profile`` where given. ``layer``/``phase``: of each
+    op of ``@main``. Stage modules in ``cache`` are not planned again; new ones are added.
+    None after an error (reported)."""
     num_layers = max(layer) + 1
     width = max(len(v) for v in views.values())
     shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
@@ -101,7 +104,8 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     for index, key in entries:
         stage, mesh, indices = work[key]
         if key not in costed:  # once per distinct stage and mesh (profiling runs it)
-            cost = _stage_cost(options, stage, mesh, *planned[key], graph, indices, phase, main, diagnostics)
+            cost = _stage_cost(options, profile, stage, mesh, *planned[key], graph, indices, phase, main,
+                               diagnostics)
             if cost is None:
                 return None
             costed[key] = cost
@@ -157,7 +161,8 @@ def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnosti
     return True
 
 
-def _stage_cost(options: StageConstructionPass, stage, mesh: DeviceMesh, plan: ShardingPlan,
+def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, stage, mesh: DeviceMesh,
+                plan: ShardingPlan,
                 shardings: list[list[str]],
                 planned: ir.Module, graph: StepGraph, indices, phase, main,
                 diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
@@ -175,7 +180,8 @@ def _stage_cost(options: StageConstructionPass, stage, mesh: DeviceMesh, plan: S
             diagnostics.error(main, f"option 'cost-model=profile': {error}")
             return None
     else:
-        compute = sum(op_flops(graph.ops[n]) for n in indices) / (mesh.size * options.device_flops)
+        compute = compute_seconds(graph, indices, mesh.size, profile) if profile is not None else \
+            sum(op_flops(graph.ops[n]) for n in indices) / (mesh.size * options.device_flops)
         latency = compute + plan.objective
     arguments = list(main.regions[0].blocks[0].arguments)
     read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
@@ -193,6 +199,43 @@ def _stage_cost(options: StageConstructionPass, stage, mesh: DeviceMesh, plan: S
                 spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
                 saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
     return latency, params, params_whole, saved
+
+
+# Ops XLA fuses into their readers or turns into views: they write nothing of their own.
+_FREE_OPS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.constant", "stablehlo.iota",
+                       "stablehlo.bitcast_convert", "stablehlo.get_tuple_element", "stablehlo.tuple"})
+# Element-wise ops: XLA fuses a chain of them (with the free ops) into one loop that writes
+# only what leaves the chain.
+_ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in (
+    "abs add and cbrt ceil clamp compare convert cosine divide exponential exponential_minus_one floor is_finite "
+    "log log_plus_one logistic maximum minimum multiply negate not or power remainder round_nearest_even rsqrt "
+    "select sign sine sqrt subtract tan tanh xor").split())
+_MATMULS = frozenset({"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution"})
+_DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
+
+
+def compute_seconds(graph: StepGraph, indices: list[int], devices: int, profile: DeviceProfile) -> float:
+    """The compute of a stage (``graph``'s ops ``indices``) on ``devices`` devices as
+    ``profile`` prices it, the work split evenly over the devices: matmuls and convolutions
+    at the profile's FLOP/s of their result type; other ops at its memory bandwidth for the
+    bytes they write, where an element-wise op writes only what leaves its fused chain (a
+    result read outside the stage or by an op that is not element-wise) and views and
+    broadcasts write nothing; and two program launches (the forward's and the backward's)."""
+    inside = set(indices)
+    fused = _FREE_OPS | _ELEMENTWISE
+    seconds = 2 * profile.launch_seconds(devices)
+    for n in indices:
+        op = graph.ops[n]
+        if op.name in _MATMULS:
+            dtype = str(ir.RankedTensorType(op.results[0].type).element_type)
+            seconds += profile.matmul_seconds(op_flops(op), _DTYPES.get(dtype, dtype), devices)
+        elif op.name not in _FREE_OPS:
+            written = [r for r in op.results if shape_of(r) is not None and (
+                op.name not in _ELEMENTWISE or not graph.value_users.get(r) or
+                any(u not in inside or graph.ops[u].name not in fused for u in graph.value_users[r]))]
+            seconds += profile.elementwise_seconds(sum(math.prod(shape_of(r)) * itemsize_of(r) for r in written),
+                                                   devices)
+    return seconds
 
 
 class _Progress:

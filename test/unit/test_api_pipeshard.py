@@ -21,6 +21,7 @@ from transformers import FlaxGPT2LMHeadModel, GPT2Config
 
 from alpa_mlir import PlanError, parallelize
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
+from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
 from alpa_mlir.pipeshard import (
     AutoLayerOption,
     ManualLayerOption,
@@ -261,3 +262,14 @@ def test_bad_options_name_the_option():
         PipeshardParallel(pipeline_schedule="zigzag")
     with pytest.raises(ValueError, match="stage-layers|stage_layers"):
         PipeshardParallel(stage_option=ManualStageOption((), ()))
+    with pytest.raises(ValueError, match="option 'device-profile': cannot read a device profile from nowhere.json"):
+        PipeshardParallel(device_profile="nowhere.json")
+
+
+def test_stage_costs_assume_the_local_device_profile_unless_told_otherwise(tmp_path):
+    def stage_pass(method: PipeshardParallel) -> StageConstructionPass:
+        return next(p for p in method.passes(1, 8) if isinstance(p, StageConstructionPass))
+
+    assert stage_pass(PipeshardParallel()).device_profile == "local"
+    assert stage_pass(PipeshardParallel(device_profile="")).device_profile == ""
+    assert stage_pass(PipeshardParallel(stage_option=ManualStageOption((1,), ((1, 8),)))).device_profile == "local"

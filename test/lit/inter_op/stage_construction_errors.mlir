@@ -14,6 +14,11 @@
 // OPT-REPEATS: alpa-opt: error: alpa-stage-construction: option 'profile-repeats' must be positive; got 0
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
 // OPT-MICRO: alpa-opt: error: alpa-stage-construction: option 'num-micro-batches' must be positive; got 0
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 device-profile=%t.missing.json' 2>&1 | FileCheck %s --check-prefix=OPT-PROFILE
+// OPT-PROFILE: alpa-opt: error: alpa-stage-construction: option 'device-profile': cannot read a device profile from {{.*}}.missing.json: No such file or directory
+// RUN: echo '{"version": 1, "platform": "cpu"}' > %t.profile.json
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 device-profile=%t.profile.json' 2>&1 | FileCheck %s --check-prefix=OPT-PROFILE-BAD
+// OPT-PROFILE-BAD: alpa-opt: error: alpa-stage-construction: option 'device-profile': {{.*}}.profile.json: malformed device profile (KeyError: 'device_kind')
 
 // Ops without alpa.layer: layer construction has not run.
 module @no_layers {

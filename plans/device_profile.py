@@ -1,0 +1,131 @@
+"""A device profile: what one machine's devices compute and communicate per second.
+
+The stage DP prices a candidate stage (Eq. 3's ``t_intra``) from this profile instead of
+constants (Alpa keeps such a profiling database per cluster). It is measured once per
+machine by ``runtime.device_profile`` and read back from a JSON file:
+
+- ``matmul_flops[dtype][n][f]``: FLOP/s of one device in a matmul of ``f`` FLOPs per
+  device while ``n`` devices of its host compute at once (small matmuls run below the
+  peak; on XLA:CPU's virtual devices, which share the host's cores, it falls as ``n``
+  grows; on a GPU it is flat in ``n``), log-linear in ``f`` between measured sizes;
+- ``memory_bandwidth[n]``: bytes/s one device writes in an element-wise op, ``n`` at once;
+- ``launch[n]``: seconds of one program call on ``n`` devices through the runtime
+  (a stage's forward and backward are one call each);
+- ``collectives``: measured ``(kind, n, bytes, seconds)`` samples of collectives inside
+  one host, launch excluded, ``bytes`` as ``intra_op.cost_model`` counts them (an
+  all-gather's output, the others' input per device); :meth:`DeviceProfile.intra_host_link` fits the alpha-beta
+  model of ``intra_op.cost_model`` (``alpha + beta * volume``) to them.
+
+Sizes between the measured ones take the nearest measured size below.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import scipy.optimize
+
+VERSION = 1
+# The ring volume factor of each collective kind (intra_op.cost_model's table).
+_VOLUME = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0, "all-to-all": 1.0}
+
+
+class DeviceProfileError(ValueError):
+    """A profile file that cannot be read; the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class DeviceProfile:
+    platform: str  # jax's platform name: cpu, gpu, tpu
+    device_kind: str
+    devices: int  # devices of one host the profile measured
+    matmul_flops: dict[str, dict[int, dict[float, float]]]
+    memory_bandwidth: dict[int, float]
+    launch: dict[int, float]
+    collectives: tuple[tuple[str, int, float, float], ...]  # (kind, devices, bytes per device, seconds)
+
+    def matmul_seconds(self, flops: float, dtype: str, n: int) -> float:
+        """Seconds of ``flops`` matmul FLOPs of ``dtype`` split over ``n`` devices computing at once
+        (a dtype the profile lacks is priced as float32)."""
+        by_size = _nearest(self.matmul_flops.get(dtype, self.matmul_flops["float32"]), n)
+        per_device = flops / n
+        sizes = sorted(by_size)
+        rate = np.interp(np.log(max(per_device, 1.0)), np.log(sizes), [by_size[f] for f in sizes])
+        return per_device / float(rate)
+
+    def elementwise_seconds(self, nbytes: float, n: int) -> float:
+        """Seconds to write ``nbytes`` of element-wise results split over ``n`` devices."""
+        return nbytes / (n * _nearest(self.memory_bandwidth, n))
+
+    def launch_seconds(self, n: int) -> float:
+        return _nearest(self.launch, n)
+
+    def intra_host_link(self) -> tuple[float, float]:
+        """(alpha seconds, beta seconds per byte) of a collective inside one host: the fit of
+        ``alpha + beta * volume`` to the measured collectives (``volume``: the ring bytes of
+        ``intra_op.cost_model``) that minimises the squared relative errors, neither negative."""
+        if not self.collectives:
+            raise DeviceProfileError("the device profile measured no collectives (one device)")
+        volume = np.array([_VOLUME[kind] * (n - 1) / n * nbytes for kind, n, nbytes, _ in self.collectives])
+        seconds = np.array([max(s, 1e-9) for *_, s in self.collectives])
+        rows = np.stack([np.ones_like(volume), volume], axis=1) / seconds[:, None]
+        (alpha, beta), _ = scipy.optimize.nnls(rows, np.ones_like(seconds))
+        return float(alpha), float(beta)
+
+    def to_json(self) -> str:
+        return json.dumps({"version": VERSION, **asdict(self)}, indent=1)
+
+    def save(self, path: str | os.PathLike) -> None:
+        with open(path, "w") as f:
+            f.write(self.to_json())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> DeviceProfile:
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError as error:
+            raise DeviceProfileError(f"cannot read a device profile from {path}: {error.strerror}") from None
+        return cls.from_json(text, str(path))
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "the device profile") -> DeviceProfile:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise DeviceProfileError(f"cannot read a device profile from {where}: {error}") from None
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            raise DeviceProfileError(f"{where}: not a device profile of version {VERSION}")
+        try:
+            profile = cls(
+                platform=str(data["platform"]), device_kind=str(data["device_kind"]), devices=int(data["devices"]),
+                matmul_flops={str(dtype): {int(n): {float(f): float(r) for f, r in by_size.items()}
+                                           for n, by_size in table.items()}
+                              for dtype, table in data["matmul_flops"].items()},
+                memory_bandwidth=_by_size(data["memory_bandwidth"]), launch=_by_size(data["launch"]),
+                collectives=tuple((str(kind), int(n), float(b), float(s)) for kind, n, b, s in data["collectives"]))
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise DeviceProfileError(f"{where}: malformed device profile ({type(error).__name__}: {error})") from None
+        positive = [*profile.memory_bandwidth.values(), *profile.launch.values(),
+                    *(v for table in profile.matmul_flops.values() for by_size in table.values()
+                      for v in (*by_size, *by_size.values()))]
+        if "float32" not in profile.matmul_flops or not profile.memory_bandwidth or not profile.launch or \
+                not all(np.isfinite(v) and v > 0 for v in positive) or \
+                any(kind not in _VOLUME or n < 2 for kind, n, _, _ in profile.collectives):
+            raise DeviceProfileError(f"{where}: a device profile needs float32 matmul FLOP/s, memory bandwidth and "
+                                     f"launch times, all positive, and collectives of known kinds on 2+ devices")
+        return profile
+
+
+def _by_size(table: dict) -> dict[int, float]:
+    return {int(n): float(v) for n, v in table.items()}
+
+
+def _nearest(table: dict[int, float], n: int) -> float:
+    """The value measured at the largest size <= n (the smallest size where n is below all)."""
+    sizes = sorted(table)
+    return table[sizes[max(bisect.bisect_right(sizes, n) - 1, 0)]]
