@@ -232,6 +232,11 @@ def measure_pipeline(work: Workload, stages: int, micro_batches: int, warmup: in
     row["transfers_per_micro_batch"] = sum(key not in step_level for key in sizes)
     row["transfers_per_step"] = sum(key in step_level for key in sizes)
     row["scalar_transfers_per_step"] = sum(key in step_level and n == 1 for key, n in sizes.items())
+    # The same stages priced by the device profile instead of timed (the API's default costs).
+    modelled = pipelined(work, stages, micro_batches, cost_model="analytic").get_plan(*work.args)
+    ratios = [m.latency / p for m, p in zip(modelled.stages, t)]
+    row.update(modelled_predicted=modelled.latency, modelled_stage_latencies=[m.latency for m in modelled.stages],
+               modelled_ratio_cell=f"{min(ratios):.2f}-{max(ratios):.2f}")
     row["ratio"] = row["step_seconds"] / row["predicted"]
     row["serial_ratio"] = row["step_seconds"] / row["serial_prediction"]
     row["overhead_per_instruction"] = row["outside_programs"] / row["instructions"]
@@ -430,6 +435,8 @@ STEP_COLUMNS = (
                                                                        "(scalars)", "{}"),
     ("step_cell", "step ms (median / min)", "{}"), ("predicted", "T* ms", "{:.4g}"), ("ratio", "step / T*", "{:.2f}"),
     ("serial_prediction", "B·Σt_i ms", "{:.4g}"), ("serial_ratio", "step / B·Σt_i", "{:.2f}"),
+    ("modelled_ratio_cell", "t_i device profile / profiled", "{}"), ("modelled_predicted", "T* device profile ms",
+                                                                      "{:.4g}"),
     ("run_seconds", "fwd+bwd ms", "{:.4g}"), ("apply_seconds", "apply ms", "{:.3g}"),
     ("transfer_seconds", "transfers ms", "{:.3g}"), ("outside_programs", "outside programs ms", "{:.3g}"),
 )
@@ -462,7 +469,8 @@ def _display(section: str, row: dict) -> dict:
     """The row with the table's derived cells: milliseconds, per-mesh lists, counts."""
     row = dict(row)
     if section in ("steps", "overhead", "references"):
-        for key in ("step_seconds", "predicted", "serial_prediction", "run_seconds", "apply_seconds",
+        for key in ("step_seconds", "predicted", "serial_prediction", "modelled_predicted", "run_seconds",
+                    "apply_seconds",
                     "transfer_seconds", "outside_programs"):
             if key in row:
                 row[key] *= 1e3
@@ -492,7 +500,10 @@ TABLES: dict[str, tuple[str, Callable[[dict], str], tuple]] = {
         f"MLP: {s['mlp']}; GPT: {s['gpt']}. 1F1B; S stages on equal submeshes of the 8 devices "
         "(ManualStageOption, layers by AutoLayerOption(layer_num=S)); T* is the plan's Eq. 2 latency "
         "sum t_i + (B-1) max t_j with t_i profiled (cost-model=profile: each stage's forward+backward on one "
-        "micro-batch, compiled and timed alone). B·Σt_i is what a runtime that runs one program at a time "
+        "micro-batch, compiled and timed alone); 't_i device profile' are the same stages' latencies as the "
+        "API prices them by default (the analytic cost model on this machine's device profile, "
+        "runtime/device_profile.py) over the profiled ones (range over the stages), and T* from them. "
+        "B·Σt_i is what a runtime that runs one program at a time "
         "can reach at best (the CPU runtime does). The last four columns are one step with every program "
         "call timed from outside; 'outside programs' is the rest of the step (the instruction loop, "
         "accumulation adds, batch slicing)."), STEP_COLUMNS),
