@@ -36,7 +36,7 @@ _LAZY = {
     "ManualStageOption": ".pipeshard",
     "PipeshardParallel": ".pipeshard",
     "PipeshardStepError": ".runtime.pipeshard",
-    "to_host": ".pipeshard",
+    "to_host": ".host_values",
     "UniformStageOption": ".pipeshard",
     "AutoShardingError": ".pipeline",
     "AutoShardingWarning": ".pipeline",
@@ -50,6 +50,7 @@ _LAZY = {
 }
 
 if typing.TYPE_CHECKING:
+    from .host_values import to_host
     from .jax_shardings import AutoShardResult, auto_shard
     from .markers import grad, mark_pipeline_boundary, value_and_grad
     from .methods import DataParallel, ShardParallel, Zero2Parallel, Zero3Parallel
@@ -62,7 +63,6 @@ if typing.TYPE_CHECKING:
         ManualStageOption,
         PipeshardParallel,
         UniformStageOption,
-        to_host,
     )
     from .plans.pipeline_plan import PipelinePlan, PipelinePlanError
     from .plans.sharding_plan import PlanError, ShardingPlan

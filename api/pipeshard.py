@@ -50,11 +50,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import jax
-import numpy as np
 from jax._src.lib.mlir import ir
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .dialect.context import make_context
+from .host_values import to_host  # noqa: F401 (alpa_mlir.pipeshard.to_host)
 from .markers import lower_traced
 from .passes import PipelineError, run_pipeline
 from .passes.inter_op.layer_clustering import DEFAULT_DELTA
@@ -76,6 +75,7 @@ from .signature import (
     leaves_of,
     micro_batch_args,
     normalize_argnums,
+    training_state,
     weak_outputs,
     with_weak_types,
 )
@@ -208,15 +208,17 @@ class PipeshardParallel:
                              f"host) covering the {len(devices)} devices")
         return shape
 
-    def passes(self, hosts: int, per_host: int, on_plan: Callable[[PipelinePlan], None] | None = None) -> list:
+    def passes(self, hosts: int, per_host: int, on_plan: Callable[[PipelinePlan], None] | None = None,
+               state: tuple[tuple[int, int], ...] = ()) -> list:
         """The compiler's passes after the import pipeline, for a cluster of hosts x per_host;
-        ``on_plan`` receives the stage plan."""
+        ``on_plan`` receives the stage plan; ``state``: the step's (flat argument, flat result)
+        pairs of training state (``signature.training_state``)."""
         layer = self.layer_option
         layers = (LayerConstructionPass(layers=layer.layer_num, delta=layer.delta)
                   if isinstance(layer, AutoLayerOption) else LayerConstructionPass())
         stage = self.stage_option
         options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
-                                   "device_profile": self.device_profile, "on_plan": on_plan}
+                                   "device_profile": self.device_profile, "state": state, "on_plan": on_plan}
         if isinstance(stage, AutoStageOption):
             options.update(submesh_space=stage.submesh_space, logical_mesh_space=stage.logical_mesh_space,
                            cost_model=stage.cost_model, device_memory=stage.device_memory, epsilon=stage.epsilon,
@@ -276,7 +278,7 @@ class PipeshardFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         program, signature = self._program(args, kwargs)
-        donated = leaves_of(signature, normalize_argnums(self.donate_argnums, len(args), "donate_argnums"))
+        donated = self._donated(signature, len(args))
         for i in donated:
             if isinstance(signature.leaves[i], jax.Array) and signature.leaves[i].is_deleted():
                 raise ValueError(f"{signature.leaf_names[i]} of {self._name} is a deleted array (was it donated to "
@@ -288,14 +290,18 @@ class PipeshardFunction:
                 LOG.info("%s: first step (compiling %d transfer programs) in %.1f s", self._name,
                          len(program.executable.transfers), time.perf_counter() - start)
                 program.ran = True
-        # Donated arguments are invalid after the step, as under jax.jit; their buffers are
-        # freed now (the stage programs do not alias them to their outputs yet).
+        # Donated arguments are invalid after the step, as under jax.jit: those the apply parts
+        # did not write their updates into are freed now.
         returned = {id(out) for out in outputs}
         for i in donated:
             leaf = signature.leaves[i]
             if isinstance(leaf, jax.Array) and not leaf.is_deleted() and id(leaf) not in returned:
                 leaf.delete()
         return jax.tree_util.tree_unflatten(program.out_tree, outputs)
+
+    def _donated(self, signature: CallSignature, num_args: int) -> tuple[int, ...]:
+        """The flat leaves of the donated arguments."""
+        return leaves_of(signature, normalize_argnums(self.donate_argnums, num_args, "donate_argnums"))
 
     def get_plan(self, *args: Any, **kwargs: Any) -> PipelinePlan:
         """The pipeline plan (stages, submeshes, predicted latency) for these arguments."""
@@ -337,6 +343,8 @@ class PipeshardFunction:
         lowered = lower_traced(traced)
         module = parse_lowered(lowered)
         LOG.info("%s: traced and lowered in %.1f s", self._name, time.perf_counter() - start)
+        dynamic = [i for i in range(len(args)) if i not in static]
+        state = training_state(lowered, [dynamic.index(i) for i in batch_positions if i in dynamic])
         hosts, per_host = method.cluster()
         devices = method.device_list()
         if self._saved is not None:
@@ -348,37 +356,38 @@ class PipeshardFunction:
             check_same_signature(saved, module, signature.leaf_names, f"the plan{_saved_for(self._saved)}")
             module = saved
         elif len({d.process_index for d in devices}) > 1:
-            text, plan = self._shared_compile(module, hosts, per_host, devices)
+            text, plan = self._shared_compile(module, hosts, per_host, devices, state)
             module = ir.Module.parse(text, context=make_context())
         else:
-            text, plan = self._run_passes(module, hosts, per_host)
+            text, plan = self._run_passes(module, hosts, per_host, state)
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
-                                         method.instruction_timeout)
+                                         method.instruction_timeout, self._donated(signature, len(args)))
         LOG.info("%s: %d stages, predicted %.3g s per step; compiled %d stage programs in %.1f s", self._name,
                  len(plan.stages), plan.latency, len(executable.executables), time.perf_counter() - start)
         return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))
 
-    def _run_passes(self, module: ir.Module, hosts: int, per_host: int) -> tuple[str, PipelinePlan]:
+    def _run_passes(self, module: ir.Module, hosts: int, per_host: int,
+                    state: tuple[tuple[int, int], ...]) -> tuple[str, PipelinePlan]:
         """Run the compiler on ``module`` in place; the module's text and the stage plan."""
         plans: list[PipelinePlan] = []
         try:
-            run_pipeline(module, provide([ImportPipeline(), *self.method.passes(hosts, per_host, plans.append)]))
+            run_pipeline(module, provide([ImportPipeline(), *self.method.passes(hosts, per_host, plans.append, state)]))
         except ir.MLIRError as error:
             raise AutoShardingError(f"pipelining {self._name} failed:\n  " + diagnostics_text(error)) from None
         except PipelineError as error:
             raise AutoShardingError(f"pipelining {self._name}: {error}") from None
         return module_text(module), dataclasses.replace(plans[-1], schedule=self.method.pipeline_schedule)
 
-    def _shared_compile(self, module: ir.Module, hosts: int, per_host: int,
-                        devices: Sequence[Any]) -> tuple[str, PipelinePlan]:
+    def _shared_compile(self, module: ir.Module, hosts: int, per_host: int, devices: Sequence[Any],
+                        state: tuple[tuple[int, int], ...]) -> tuple[str, PipelinePlan]:
         """Process 0's compiled module and plan, on every process (see the module docstring)."""
         identity = "\n".join([module_text(module), repr(self.method), repr((hosts, per_host)),
                                repr([d.id for d in devices])])
         key = "pipeshard/" + hashlib.sha256(identity.encode()).hexdigest()[:32]
         if jax.process_index() == 0:
             try:
-                text, plan = self._run_passes(module, hosts, per_host)
+                text, plan = self._run_passes(module, hosts, per_host, state)
             except Exception as error:
                 _publish_or_fetch(key, json.dumps({"error": f"{type(error).__name__}: {error}"}))
                 raise
@@ -433,64 +442,3 @@ def _publish_or_fetch(key: str, payload: str) -> str:
         if "already published" not in str(error):
             raise
         return distributed.fetch(key, PLAN_TIMEOUT_S)
-
-
-def to_host(tree: Any) -> Any:
-    """Every leaf of ``tree`` as a numpy array, on every process.
-
-    With one process, ``np.asarray`` of each leaf. With several, committed ``jax.Array``
-    leaves are global arrays (JAX's convention; a multi-controller step's outputs are):
-    their bytes are summed across processes, each byte contributed by the one device
-    that owns its shard (the first in the sharding's device order), so the values arrive
-    bit for bit; it is then a collective, which every process calls with the same tree.
-    Other leaves (host values, uncommitted arrays) are this process's own.
-    """
-    leaves, treedef = jax.tree.flatten(tree)
-    shared = [i for i, x in enumerate(leaves)
-              if jax.process_count() > 1 and isinstance(x, jax.Array) and x.committed]
-    out = [None if i in shared else np.asarray(x) for i, x in enumerate(leaves)]
-    if shared:
-        sizes = [leaves[i].size * np.dtype(leaves[i].dtype).itemsize for i in shared]
-        offsets = np.cumsum([0, *sizes])
-        mine = np.zeros(int(offsets[-1]), np.uint8)
-        for i, start, stop in zip(shared, offsets[:-1], offsets[1:]):
-            mine[start:stop] = _owned_bytes(leaves[i])
-        total = _sum_over_processes(mine)
-        for i, start, stop in zip(shared, offsets[:-1], offsets[1:]):
-            x = leaves[i]
-            out[i] = total[start:stop].view(np.dtype(x.dtype)).reshape(x.shape).copy()
-    return jax.tree.unflatten(treedef, out)
-
-
-def _owned_bytes(x: jax.Array) -> np.ndarray:
-    """``x``'s bytes where this process's devices own the shard, zeros elsewhere."""
-    owner: dict[tuple, int] = {}
-    for device, index in x.sharding.devices_indices_map(tuple(x.shape)).items():
-        owner.setdefault(_index_key(index, x.shape), device.id)
-    whole = np.zeros(x.shape, np.dtype(x.dtype))
-    for shard in x.addressable_shards:
-        if owner[_index_key(shard.index, x.shape)] == shard.device.id:
-            whole[shard.index] = np.asarray(shard.data)
-    return whole.reshape(-1).view(np.uint8)
-
-
-def _index_key(index: tuple[slice, ...], shape: Sequence[int]) -> tuple:
-    return tuple(s.indices(n)[:2] for s, n in zip(index, shape))
-
-
-def _sum_over_processes(block: np.ndarray) -> np.ndarray:
-    """The element-wise sum of every process's ``block`` (a psum over one device per process)."""
-    count = jax.process_count()
-    devices = tuple(next(d for d in jax.devices() if d.process_index == p) for p in range(count))
-    program, sharding = _process_sum(devices)
-    local = jax.device_put(block[None], devices[jax.process_index()])
-    stacked = jax.make_array_from_single_device_arrays((count, block.size), sharding, [local])
-    return np.asarray(program(stacked).addressable_data(0))[0]
-
-
-@functools.cache
-def _process_sum(devices: tuple[Any, ...]) -> tuple[Callable, NamedSharding]:
-    mesh = Mesh(np.array(devices), ("process",))
-    spec = PartitionSpec("process")
-    return jax.jit(jax.shard_map(lambda b: jax.lax.psum(b, "process"), mesh=mesh, in_specs=spec,
-                                 out_specs=spec)), NamedSharding(mesh, spec)

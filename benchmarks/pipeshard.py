@@ -106,9 +106,9 @@ class BenchmarkPipeshard(PipeshardParallel):
 
     cost_model: str = "profile"
 
-    def passes(self, hosts: int, per_host: int, on_plan: Any = None) -> list:
+    def passes(self, hosts: int, per_host: int, on_plan: Any = None, state: tuple = ()) -> list:
         return [dataclasses.replace(p, cost_model=self.cost_model, logical_mesh_space="physical", profile_repeats=5)
-                if isinstance(p, StageConstructionPass) else p for p in super().passes(hosts, per_host, on_plan)]
+                if isinstance(p, StageConstructionPass) else p for p in super().passes(hosts, per_host, on_plan, state)]
 
 
 def pipelined(work: Workload, stages: int, micro_batches: int, schedule: str = "1f1b",

@@ -41,6 +41,9 @@ from .squeeze_broadcast_operands import SqueezeBroadcastOperandsPass
 JaxSharding = NamedSharding | GSPMDSharding
 
 
+BUFFER_DONOR = "jax.buffer_donor"
+
+
 class LoweringError(ValueError):
     """A module or mesh that cannot be compiled as asked; the message says what to change."""
 
@@ -117,7 +120,7 @@ def read_signature(module: ir.Module) -> ModuleSignature:
         if "tf.aliasing_output" in attrs:
             aliases.append((i, ir.IntegerAttr(attrs["tf.aliasing_output"]).value))
             donated[i] = True
-        if "jax.buffer_donor" in attrs and ir.BoolAttr(attrs["jax.buffer_donor"]).value:
+        if BUFFER_DONOR in attrs and ir.BoolAttr(attrs[BUFFER_DONOR]).value:
             donated[i] = True
     module_attrs = module.operation.attributes
     return ModuleSignature(in_avals, out_avals, tuple(aliases), tuple(donated),

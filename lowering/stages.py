@@ -9,12 +9,22 @@ partitions for its mesh (the paper's per-stage SPMD executable, Sec. 5).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from jax._src.lib.mlir import ir
 
-from ..dialect.annotations import MESH_ATTR, funcs, mesh_from_attr, set_module_mesh, string_attr
+from ..dialect.annotations import (
+    MESH_ATTR,
+    funcs,
+    get_value_attrs,
+    mesh_from_attr,
+    set_module_mesh,
+    set_value_attrs,
+    string_attr,
+)
 from ..dialect.context import make_context
 from ..dialect.mesh import DeviceMesh
-from .spmd import LoweringError
+from .spmd import BUFFER_DONOR, LoweringError
 
 
 def stage_mesh(func: ir.Operation) -> DeviceMesh:
@@ -25,8 +35,10 @@ def stage_mesh(func: ir.Operation) -> DeviceMesh:
     return mesh_from_attr(func.attributes[MESH_ATTR])
 
 
-def stage_module(module: ir.Module, callee: str) -> tuple[str, DeviceMesh]:
-    """The text of a module whose ``@main`` is the stage function ``@callee``, and its mesh."""
+def stage_module(module: ir.Module, callee: str, donated: Collection[int] = ()) -> tuple[str, DeviceMesh]:
+    """The text of a module whose ``@main`` is the stage function ``@callee``, and its mesh;
+    the arguments numbered in ``donated`` become ``jax.buffer_donor``: XLA may write an
+    output into their buffers, which the caller gives up."""
     found = [f for f in funcs(module.operation) if ir.StringAttr(f.attributes["sym_name"]).value == callee]
     if not found:
         raise LoweringError(f"the module has no function @{callee}")
@@ -36,5 +48,10 @@ def stage_module(module: ir.Module, callee: str) -> tuple[str, DeviceMesh]:
         func = next(iter(funcs(single.operation)))
         func.attributes["sym_name"] = string_attr("main")
         func.attributes["sym_visibility"] = string_attr("public")
+        if donated:
+            attrs = get_value_attrs(func, "arg_attrs")
+            for number in donated:
+                attrs[number] = {**attrs[number], BUFFER_DONOR: ir.BoolAttr.get(True)}
+            set_value_attrs(func, "arg_attrs", attrs)
         set_module_mesh(single.operation, DeviceMesh(mesh.shape, axis_names=mesh.axis_names))
         return single.operation.get_asm(enable_debug_info=True), mesh

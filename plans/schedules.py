@@ -445,3 +445,22 @@ def simulate(program: StepProgram, streams: dict[int, Sequence[Instruction]], nu
             name, m = left[0]
             return f"mesh {k} never frees {name}{'' if m is None else f' (micro-batch {m})'}"
     return None
+
+
+def reusable_arguments(program: StepProgram, order: Sequence[tuple[int, Instruction]],
+                       donated: frozenset[int]) -> dict[str, tuple[int, ...]]:
+    """Per apply part of ``program``, the operand positions whose buffers it may write its
+    results into: ``@main`` arguments the caller donates (``donated``: their numbers) that
+    the part reads once, that no instruction after it in ``order`` reads and that ``@main``
+    does not return (a parameter and its optimizer state, which the update replaces)."""
+    calls = {call.callee: call for call in program.calls}
+    last: dict[str, str] = {}  # argument -> the callee of the last instruction that reads it
+    for _, instruction in order:
+        if isinstance(instruction, Run | Apply):
+            for name in calls[instruction.callee].operands:
+                last[name] = instruction.callee
+    return {call.callee: tuple(
+        i for i, name in enumerate(call.operands)
+        if is_argument(name) and int(name[3:]) in donated and call.operands.count(name) == 1
+        and last[name] == call.callee and name not in program.returned)
+        for call in program.calls if call.kind == APPLY}

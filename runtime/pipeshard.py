@@ -46,7 +46,7 @@ to the reading mesh once per step by a transfer planned like Sec. 6's (every pro
 decides the same from the global sharding). Outputs follow JAX's convention
 too: global ``jax.Array`` s with the sharding their stage part declares on their mesh
 (``mhlo.sharding``), whose shards only that mesh's processes can read; a process that
-holds none gets an array without addressable shards. ``alpa_mlir.pipeshard.to_host``
+holds none gets an array without addressable shards. ``alpa_mlir.to_host``
 gathers them to numpy on every process.
 
 **Failures.** An error while an instruction executes names where the step was (process,
@@ -57,8 +57,8 @@ peer that stops without dying leaves the collective waiting: a watchdog thread t
 the process after ``instruction_timeout`` seconds without progress (exit code
 :data:`EXIT_STEP_TIMEOUT`), after printing the same position, since the main thread
 cannot be interrupted inside the collective; the launcher then stops the others. A
-failed step returns nothing, and the stage parts ``parallelize`` compiles donate no
-argument, so the caller's arrays (the parameters) stay as they were.
+failed step returns nothing, and the caller's arrays (the parameters) stay as they were,
+unless the caller donated them and an apply part that reuses their buffers had run.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ from ..dialect.sharding import ShardingError, ShardingSpec
 from ..lowering.spmd import compile_module
 from ..lowering.stages import stage_mesh, stage_module
 from ..plans.reshard_plan import ReshardPlan, plan_reshard
-from ..plans.schedules import analyse, interleave, is_argument
+from ..plans.schedules import analyse, interleave, is_argument, reusable_arguments
 from ..plans.step_reader import read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable
 from .transfer import CrossMeshTransfer
@@ -134,10 +134,15 @@ class PipeshardExecutable:
       instruction_timeout: seconds one instruction may take before the watchdog ends the
         process; ``None``: :data:`DEFAULT_MULTI_CONTROLLER_TIMEOUT_S` when the devices
         span several processes, no watchdog otherwise; ``0``: no watchdog.
+      donated_args: flat argument numbers the caller gives up (``donate_argnums``): an
+        apply part that reads one last writes its update into its buffer
+        (``schedules.reusable_arguments``), so a step's peak memory holds one copy of
+        the parameters and optimizer state, not two.
     """
 
     def __init__(self, module: ir.Module, num_micro_batches: int, batch_args: Sequence[int],
-                 devices: Sequence[jax.Device] | None = None, instruction_timeout: float | None = None) -> None:
+                 devices: Sequence[jax.Device] | None = None, instruction_timeout: float | None = None,
+                 donated_args: Sequence[int] = ()) -> None:
         self.devices = tuple(devices if devices is not None else jax.devices())
         self.num_micro_batches = num_micro_batches
         self.batch_args = frozenset(batch_args)
@@ -169,9 +174,10 @@ class PipeshardExecutable:
                                  "alpa-cross-mesh-resharding so that every cross-mesh value has one")
         self.declared = self._declared_placements(module)
         self.executables = {}
+        donors = reusable_arguments(self.program, self.order, frozenset(donated_args) - self.batch_args)
         for call in self.program.calls:
             if self.holds(call.stage):  # a process compiles only what it runs
-                text, mesh = stage_module(module, call.callee)
+                text, mesh = stage_module(module, call.callee, donors.get(call.callee, ()))
                 self.executables[call.callee] = MeshExecutable(compile_module(text, self._devices_of(mesh),
                                                                               self.devices))
         self._programs: dict[str, CrossMeshTransfer] = {}

@@ -25,6 +25,7 @@ from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, S
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...plans.device_profile import DeviceProfile, DeviceProfileError
 from ...plans.pipeline_plan import PipelinePlan, StagePlacement
+from ..intra_op.auto_sharding import check_state
 from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
 from .stage_costing import CostCache, cost_stages, plan_stage
@@ -56,7 +57,10 @@ class StageConstructionPass(Pass):
     (matmul FLOP/s by size and dtype, memory bandwidth, program launches) and the
     intra-host alpha-beta (``plans/device_profile.py``); ``cost-model=profile`` instead
     times the planned module compiled and run on local devices. A range whose modules
-    print alike (repeated layers) is planned once. Memory for Eq. 5: the per-device
+    print alike (repeated layers) is planned once. The chosen stages are planned whole,
+    apply parts included, each ``state`` pair (a parameter and its update; the API passes
+    the step's training state) kept in one sharding, so that the apply part can update it
+    in place. Memory for Eq. 5: the per-device
     bytes of the parameters the stage reads and of the activations its backward
     reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
     Eq. 2 for ``num-micro-batches``. The paper's ablation baselines (Sec. 8.3) restrict
@@ -142,6 +146,10 @@ class StageConstructionPass(Pass):
     compare_layerings: bool = field(default=True, metadata={
         "help": "auto: also search the equal-operator layering of as many layers and keep the better plan (the "
                 "clustering alone can lose to it; costs up to twice the intra-op plans)"})
+    state: tuple[tuple[int, int], ...] = field(default=(), metadata={
+        "help": "argument:result pairs of @main's training state, e.g. 0:0,1:1; the stage that updates a pair "
+                "keeps one sharding for it in and out, so its apply part can write the update in place and the "
+                "next step takes the state as this one returns it"})
     report: str = field(default="", metadata={"help": "path of a JSON stage-plan report"})
     stage_timer: StageTimer | None = provided(
         "cost-model=profile: the seconds one run of a planned module takes on local devices "
@@ -185,6 +193,11 @@ class StageConstructionPass(Pass):
             main = find_main(module)
         except ValueError as error:
             diagnostics.error(module, f"stage construction: {error}")
+            return
+        try:
+            check_state(main, self.state)
+        except ValueError as error:
+            diagnostics.error(main, str(error))
             return
         ops = step_ops(main)
         missing = [op for op in ops if LAYER_ATTR not in op.attributes or PHASE_ATTR not in op.attributes]
@@ -340,11 +353,16 @@ class StageConstructionPass(Pass):
 
     def _annotate_stage(self, main: ir.Operation, indices: list[int], mesh: DeviceMesh,
                         diagnostics: Diagnostics) -> list[tuple[ir.Value, ir.Attribute]] | None:
-        """Plan the whole stage (apply part included) on its mesh; its ops take the plan's
-        shardings. Returns the sharding the plan wants for each value the stage reads from
-        outside (an @main argument or another stage's result), on its own mesh."""
+        """Plan the whole stage (apply part included) on its mesh, each pair of ``state`` it
+        reads and returns kept in one sharding; its ops take the plan's shardings. Returns the
+        sharding the plan wants for each value the stage reads from outside (an @main argument
+        or another stage's result), on its own mesh."""
         stage = extract(main, indices)
-        if plan_stage(stage.module, mesh, diagnostics) is None:
+        arguments = list(main.regions[0].blocks[0].arguments)
+        returned = list(main.regions[0].blocks[0].operations[-1].operands)
+        ties = tuple((stage.inputs.index(arguments[a]), stage.outputs.index(returned[r])) for a, r in self.state
+                     if arguments[a] in stage.inputs and returned[r] in stage.outputs)
+        if plan_stage(stage.module, mesh, diagnostics, ties) is None:
             return None
         ops = step_ops(main)
         for n, copy in zip(indices, stage.ops):

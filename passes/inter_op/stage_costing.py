@@ -127,9 +127,11 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     return StageCosts(latency, tuple(submeshes), param_mem, act_mem, options.device_memory or math.inf)
 
 
-def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics) -> ShardingPlan | None:
-    """``module`` (a stage) annotated with its intra-op plan on ``mesh``; the plan, or None after an error."""
-    return _stage_planner(mesh.shape, mesh.alpha, mesh.beta).plan_module(module.operation, diagnostics)
+def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,
+               state: tuple[tuple[int, int], ...] = ()) -> ShardingPlan | None:
+    """``module`` (a stage) annotated with its intra-op plan on ``mesh``, its ``state``
+    (argument, result) pairs each in one sharding; the plan, or None after an error."""
+    return _stage_planner(mesh.shape, mesh.alpha, mesh.beta, state).plan_module(module.operation, diagnostics)
 
 
 def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnostics, planned: dict) -> bool:
@@ -261,10 +263,13 @@ class _Progress:
             sys.stderr.write("\n")
 
 
-def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...]) -> AutoShardingPass:
+def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...],
+                   state: tuple[tuple[int, int], ...] = ()) -> AutoShardingPass:
     """The intra-op pass a stage is planned with; a tensor dimension may take every axis of
-    its submesh (S^{01}: data parallelism within a stage on a 2-D submesh)."""
-    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_flattened_mesh=True)
+    its submesh (S^{01}: data parallelism within a stage on a 2-D submesh); ``state``: its
+    (argument, result) pairs kept in one sharding."""
+    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_flattened_mesh=True,
+                            state=state)
 
 
 def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],

@@ -176,7 +176,7 @@ class AutoShardingPass(MeshOptions, Pass):
             if any(not 0 <= a < arguments for a in self.batch_args):
                 raise ValueError(f"option 'batch-args' names argument(s) {list(self.batch_args)} but @main has "
                                  f"{arguments} arguments")
-            _check_state(func, self.state)
+            check_state(func, self.state)
             oracle = self._xla_oracle(physical) if self.resharding_costs == "xla" else None
         except ValueError as error:
             diagnostics.error(module, str(error))
@@ -360,7 +360,7 @@ class AutoShardingPass(MeshOptions, Pass):
                 _restrict(node, lambda s: not _replicated(s), soft=True)
 
 
-def _check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:
+def check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:
     """Option 'state' names existing arguments and results of one type, each at most once."""
     function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
     inputs, results = function_type.inputs, function_type.results

@@ -14,9 +14,12 @@ from alpa_mlir.plans.schedules import (
     StepProgram,
     Task,
     Transfer,
+    analyse,
     build_streams,
     clock_table,
     dependencies,
+    interleave,
+    reusable_arguments,
     simulate,
     stage_orders,
 )
@@ -343,3 +346,34 @@ def test_steps_the_schedule_cannot_run_are_rejected(program, message, callee):
     with pytest.raises(ScheduleError, match=re.escape(message)) as caught:
         build_streams(program, "1f1b", 2)
     assert caught.value.callee == callee
+
+
+def step_order(program: StepProgram, num_micro_batches: int = 2) -> list:
+    return list(interleave(analyse(program), build_streams(program, "1f1b", num_micro_batches)))
+
+
+def test_an_apply_part_reuses_the_donated_arguments_it_reads_last():
+    program = chain(2)  # stage s reads arg(s+1) forward, backward and in its apply part
+    order = step_order(program)
+    assert reusable_arguments(program, order, frozenset({1, 2})) == {"stage0_apply": (1,), "stage1_apply": (1,)}
+    assert reusable_arguments(program, order, frozenset({2})) == {"stage0_apply": (), "stage1_apply": (1,)}
+    # arg0, the batch, is read by forwards only; nothing is donated that the caller keeps.
+    assert reusable_arguments(program, order, frozenset({0})) == {"stage0_apply": (), "stage1_apply": ()}
+    assert reusable_arguments(program, order, frozenset()) == {"stage0_apply": (), "stage1_apply": ()}
+
+
+def test_no_apply_part_reuses_an_argument_read_after_it_twice_or_returned():
+    base = chain(2)
+    # Both apply parts read arg1 (shared state): only the one that runs last may reuse it.
+    shared = StepProgram(tuple(c if c.callee != "stage1_apply" else StageCall(
+        c.callee, 1, "apply", (*c.operands, "arg1"), 1) for c in base.calls), base.transfers, base.returned)
+    order = step_order(shared)
+    first, last = [i.callee for _, i in order if isinstance(i, Apply)]
+    position = {"stage0_apply": 1, "stage1_apply": 2}  # of arg1 among the part's operands
+    assert reusable_arguments(shared, order, frozenset({1})) == {first: (), last: (position[last],)}
+    # An argument read twice by the part, or returned by @main, keeps its buffer.
+    twice = StepProgram(tuple(c if c.callee != "stage1_apply" else StageCall(
+        c.callee, 1, "apply", (*c.operands, "arg2"), 1) for c in base.calls), base.transfers, base.returned)
+    assert reusable_arguments(twice, step_order(twice), frozenset({2}))["stage1_apply"] == ()
+    returned = StepProgram(base.calls, base.transfers, (*base.returned, "arg2"))
+    assert reusable_arguments(returned, step_order(returned), frozenset({2}))["stage1_apply"] == ()

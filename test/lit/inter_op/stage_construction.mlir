@@ -1,5 +1,6 @@
 // RUN: alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 num-micro-batches=4})' | FileCheck %s
 // RUN: alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 stage-mode=manual stage-layers=1,1 stage-submeshes=1,1,1,3})' | FileCheck %s --check-prefix=MANUAL
+// RUN: alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 num-micro-batches=4 state=0:0,1:1})' | FileCheck %s --check-prefix=STATE
 
 // Two matmul layers with SGD on one host of 4 devices, 4 micro-batches: a stage per
 // layer on two devices each. Every stage's forward, backward and apply parts share its
@@ -28,6 +29,15 @@
 // CHECK-NEXT: %[[W0:.*]] = call @stage0_apply(%[[G0]], %arg0)
 // CHECK-NEXT: %[[W1:.*]] = call @stage1_apply(%[[B1]]#0, %arg1)
 // CHECK-NEXT: return %[[W0]], %[[W1]], %[[LOSS]]
+
+// With the weights as training state (argument i returns as result i), each apply part
+// takes its weight (its second argument) in the sharding it returns the update in, so
+// the update can be written in place and the next step reads the weight where it is.
+// (Without, stage 1 takes its weight replicated and returns it split.)
+// STATE-LABEL: func.func private @stage0_apply
+// STATE-SAME: %arg1: tensor<16x16xf32> {mhlo.sharding = "[[S0:[^"]*]]"}) -> (tensor<16x16xf32> {mhlo.sharding = "[[S0]]"})
+// STATE-LABEL: func.func private @stage1_apply
+// STATE-SAME: %arg1: tensor<16x16xf32> {mhlo.sharding = "[[S1:[^"]*]]"}) -> (tensor<16x16xf32> {mhlo.sharding = "[[S1]]"})
 
 // The manual plan: layer 0 on device 0, layer 1 on devices 1-3.
 // MANUAL-LABEL: func.func private @stage0_forward

@@ -3,6 +3,9 @@
 // Memory that no plan fits (Eq. 5).
 // RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 device-memory=16})' 2>&1 | FileCheck %s --check-prefix=MEMORY
 // MEMORY: error: stage construction: no stage plan fits device memory
+// A state pair @main does not have.
+// RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 state=5:0})' 2>&1 | FileCheck %s --check-prefix=STATE
+// STATE: error: option 'state' pair 5:0 is out of range: @main has 3 arguments and 3 results
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-stage-construction 2>&1 | FileCheck %s --check-prefix=OPT-CLUSTER
 // OPT-CLUSTER: alpa-opt: error: alpa-stage-construction: option 'cluster-shape' must be two positive sizes: hosts, devices per host
