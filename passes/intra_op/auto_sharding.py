@@ -396,6 +396,7 @@ def _restrict(node: Node, allowed, pinned: list | None = None, soft: bool = Fals
                   (node.strategies[0].operands if node.strategies else ())),
             tuple(pinned)))
         node.costs = np.append(node.costs, 0.0)
+        node.signature = (*node.signature, ("pinned", tuple(pinned)))  # its strategies differ now
         mask = np.append(np.zeros(len(mask), dtype=bool), True)
     node.costs = np.where(mask, node.costs, np.inf)
 

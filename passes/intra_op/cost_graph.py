@@ -40,6 +40,7 @@ overcount: a GShard MoE layer then all-gathers its experts (689 KiB against 489)
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,7 +85,7 @@ class Node:
     space: IterationSpace | None = None
     batch_loops: frozenset[int] = frozenset()
     costs: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    signature: tuple = ()  # what its strategies were enumerated from
+    signature: tuple = ()  # what its strategies were enumerated from (and any pin added to them)
 
     @property
     def heavy(self) -> bool:
@@ -112,6 +113,14 @@ class Use:
         return [s.results[self.slot] for s in dst.strategies]
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_tables(mesh: DeviceMesh, options: StrategyOptions, forbidden: frozenset[str]) -> tuple[dict, dict, dict]:
+    """The tables every :class:`Graph` on ``mesh`` with these options shares: strategies by
+    iteration space and operand types, resharding costs by (src, dst, shape, itemsize) and
+    resharding matrices by the producer's and consumer's strategy keys."""
+    return {}, {}, {}
+
+
 class Graph:
     """The cost graph of one function on a mesh; see the module docstring."""
 
@@ -129,10 +138,11 @@ class Graph:
         self.batch_dims: dict[ir.Value, set[int]] = {}
         self.last_use: dict[int, int] = {}
         self.no_rule: dict[str, ir.Operation] = {}
-        self._costs: dict[tuple, float] = {}
         self.measured: dict[tuple, tuple[Collective, ...]] = {}  # reshardings XLA was asked about
-        self._strategies: dict[tuple, list[Strategy]] = {}
-        self._matrices: dict[tuple, np.ndarray] = {}
+        # Strategies, resharding costs and matrices by what they are computed from: the
+        # same in every graph on this mesh (the stage search plans the same layers in many
+        # candidates), until XLA prices a resharding (measure_reshardings takes copies).
+        self._strategies, self._costs, self._matrices = _shared_tables(mesh, options, forbidden)
         self.copies: list[tuple[int, int, int]] = []  # (producer, result, copy node) of shared reshardings
         self._routed: dict[int, int] = {}  # number of a use -> the copy node it takes its value from
         block = func.regions[0].blocks[0]
@@ -439,6 +449,8 @@ class Graph:
                 if key in self.measured:
                     continue
                 before = self._cost(given, need, shape, itemsize)
+                if not self.measured:  # this graph's prices now differ from the shared ones
+                    self._costs, self._matrices = dict(self._costs), {}
                 self.measured[key] = oracle(given, need, shape, itemsize)
                 self._costs[key] = self._price(self.measured[key])
                 changed += not np.isclose(self._costs[key], before, rtol=1e-9, atol=0.0)
