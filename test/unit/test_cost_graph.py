@@ -160,3 +160,25 @@ def test_unconverged_repricing_keeps_the_cheaper_of_shared_and_per_user(monkeypa
         resharded = {g.nodes[use.src].index for use, _ in g.chosen_reshardings(solution.choices)}
         assert resharded == ({0} if shared_wins else {1, 2})  # x, or the two weights
         assert solution.objective == pytest.approx(ilp.objective(g.cost_graph(memory=False), solution.choices))
+
+
+def test_graphs_on_one_mesh_share_their_tables_until_xla_prices_one(func):
+    # The stage search plans the same layers in many candidates: their strategies and
+    # resharding prices are computed once per mesh. A graph that XLA prices (here ten times
+    # the model) takes its own copies: the other graph's prices and plan stay the model's.
+    first, second = graph(func, share=False), graph(func, share=False)
+    assert first._strategies is second._strategies and first._matrices is second._matrices
+    assert [n.strategies for n in first.nodes] == [n.strategies for n in second.nodes]
+    assert Graph(func, DeviceMesh((2, 2)), StrategyOptions())._strategies is not first._strategies
+    before = [e.cost for e in second.cost_graph(memory=False).edges]
+    choices = [int(np.argmin(n.costs)) if len(n.costs) else 0 for n in first.nodes]  # each op's cheapest
+    assert any(True for _ in first.chosen_reshardings(choices))  # which reshard something for XLA to price
+
+    def oracle(src, dst, shape, itemsize):
+        return tuple(replace(c, cost=c.cost * 10) for c in resharding_collectives(src, dst, shape, itemsize, MESH))
+
+    assert first.measure_reshardings(choices, oracle) > 0
+    assert first._costs is not second._costs and first._matrices is not second._matrices
+    after = [e.cost for e in second.cost_graph(memory=False).edges]
+    assert all(np.array_equal(a, b) for a, b in zip(before, after))
+    assert any(not np.array_equal(a, b) for a, b in zip(after, (e.cost for e in first.cost_graph(False).edges)))
