@@ -14,6 +14,7 @@ reads from its forward.
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import math
 import multiprocessing
 import sys
@@ -43,6 +44,8 @@ from .training_step import StepGraph
 
 if TYPE_CHECKING:
     from .stage_construction import StageConstructionPass
+
+LOG = logging.getLogger("alpa_mlir.stage_construction")
 
 
 @dataclass
@@ -141,15 +144,21 @@ def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnosti
     progress = _Progress("stage construction: planned", len(work))
     if jobs > 1 and work:
         keys = list(work)
-        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) \
-                as pool:
-            remote = pool.map(_plan_remotely, [key[0] for key in keys], [tuple(work[key][1].shape) for key in keys],
-                              [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys])
-            for key, answer in zip(keys, remote):
-                if answer is not None:
-                    module = ir.Module.parse(answer[0], context=context)
-                    planned[key] = (ShardingPlan.from_json(answer[1]), _copy_shardings(module), module)
-                progress.step()
+        try:
+            with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) \
+                    as pool:
+                remote = pool.map(_plan_remotely, [key[0] for key in keys],
+                                  [tuple(work[key][1].shape) for key in keys],
+                                  [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys])
+                for key, answer in zip(keys, remote):
+                    if answer is not None:
+                        module = ir.Module.parse(answer[0], context=context)
+                        planned[key] = (ShardingPlan.from_json(answer[1]), _copy_shardings(module), module)
+                    progress.step()
+        except concurrent.futures.process.BrokenProcessPool as error:
+            LOG.warning("stage construction: option 'jobs': a planning process died (%s); planning the other "
+                        "candidates here. (A script whose passes start processes must run its top level under "
+                        "`if __name__ == \"__main__\":`, or each process starts the script again.)", error)
     for key, (_, mesh, _) in work.items():
         if key not in planned:  # serially (or again, so that a failure is reported at its op)
             module = ir.Module.parse(key[0], context=context)

@@ -217,6 +217,26 @@ def test_planning_in_processes_finds_the_same_plan(tmp_path) -> None:
     assert parallel["stages"] == serial["stages"] and parallel["latency"] == serial["latency"]
 
 
+def test_a_dead_planning_process_leaves_the_work_to_the_pass(tmp_path, monkeypatch, caplog) -> None:
+    # A worker that dies (a script without a __main__ guard re-runs itself in it) breaks
+    # the pool: the pass plans the candidates itself, finds the serial plan, and says why.
+    import concurrent.futures
+
+    from alpa_mlir.passes.inter_op import stage_costing
+
+    class DeadPool(concurrent.futures.ProcessPoolExecutor):
+        def map(self, *args, **kwargs):
+            raise concurrent.futures.process.BrokenProcessPool("a worker died")
+
+    monkeypatch.setattr(stage_costing.concurrent.futures, "ProcessPoolExecutor", DeadPool)
+    _, serial, _ = staged("cluster-shape=1,2 num-micro-batches=4", tmp_path)
+    with caplog.at_level("WARNING", logger="alpa_mlir.stage_construction"):
+        _, parallel, _ = staged("cluster-shape=1,2 num-micro-batches=4 jobs=2", tmp_path)
+    assert parallel["stages"] == serial["stages"] and parallel["latency"] == serial["latency"]
+    assert "option 'jobs': a planning process died (a worker died)" in caplog.text
+    assert 'if __name__ == "__main__":' in caplog.text
+
+
 @pytest.mark.parametrize("m", [1, 2])
 def test_composed_range_costs_find_the_exact_plan_with_fewer_ilps(tmp_path, m) -> None:
     # max-costed-layers: only ranges of up to m layers are planned; longer ones are
