@@ -88,6 +88,8 @@ class ParallelizedFunction:
         self.static_argnums = static_argnums
         self.donate_argnums = donate_argnums
         self.batch_argnums = method.batch_argnums if batch_argnums is None else batch_argnums
+        # Out of range is an error, except for the methods' default (1,) on a one-argument call.
+        self._batch_given = batch_argnums is not None or tuple(method.batch_argnums) != (1,)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums, keep_unused=True)
         self._programs: dict[Hashable, Program] = {}
@@ -138,7 +140,7 @@ class ParallelizedFunction:
     # ------------------------------------------------------------------ planning
 
     def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Program, CallSignature]:
-        static = normalize_argnums(self.static_argnums, len(args), "static_argnums")
+        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name)
         signature = call_signature(args, kwargs, static, self._name)
         program = self._programs.get(signature.key)
         if program is None:
@@ -149,7 +151,8 @@ class ParallelizedFunction:
 
     def _plan(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
               static: tuple[int, ...]) -> Program:
-        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
+        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name,
+                                     self._batch_given)
         micro_batches = self.method.num_micro_batches
         if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
             args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))
@@ -157,7 +160,7 @@ class ParallelizedFunction:
         lowered = lower_traced(traced)
         weak = weak_outputs(traced)
         module = parse_lowered(lowered)
-        donate = normalize_argnums(self.donate_argnums, len(args), "donate_argnums")
+        donate = normalize_argnums(self.donate_argnums, len(args), "donate_argnums", self._name)
         donated_leaves = set(leaves_of(signature, donate))
         donated = tuple(i in donated_leaves for i in range(len(signature.leaves)))
         result_names = output_names(lowered.out_tree)

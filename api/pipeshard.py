@@ -259,6 +259,8 @@ class PipeshardFunction:
         self.method = method
         self.static_argnums = static_argnums
         self.batch_argnums = method.batch_argnums if batch_argnums is None else batch_argnums
+        # Out of range is an error, except for the methods' default (1,) on a one-argument call.
+        self._batch_given = batch_argnums is not None or tuple(method.batch_argnums) != (1,)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
         self._programs: dict[Hashable, PipeshardProgram] = {}
@@ -301,7 +303,7 @@ class PipeshardFunction:
 
     def _donated(self, signature: CallSignature, num_args: int) -> tuple[int, ...]:
         """The flat leaves of the donated arguments."""
-        return leaves_of(signature, normalize_argnums(self.donate_argnums, num_args, "donate_argnums"))
+        return leaves_of(signature, normalize_argnums(self.donate_argnums, num_args, "donate_argnums", self._name))
 
     def get_plan(self, *args: Any, **kwargs: Any) -> PipelinePlan:
         """The pipeline plan (stages, submeshes, predicted latency) for these arguments."""
@@ -323,7 +325,7 @@ class PipeshardFunction:
         return saved
 
     def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[PipeshardProgram, CallSignature]:
-        static = normalize_argnums(self.static_argnums, len(args), "static_argnums")
+        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name)
         signature = call_signature(args, kwargs, static, self._name)
         program = self._programs.get(signature.key)
         if program is None:
@@ -335,7 +337,8 @@ class PipeshardFunction:
     def _compile(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
                  static: tuple[int, ...]) -> PipeshardProgram:
         method = self.method
-        batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums")
+        batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name,
+                                     self._batch_given)
         batch_leaves = leaves_of(signature, batch_positions)
         micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
         start = time.perf_counter()

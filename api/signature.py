@@ -33,8 +33,12 @@ class CallSignature:
     leaf_args: tuple[int, ...]  # per leaf: the positional argument it belongs to (-1: a keyword)
 
 
-def normalize_argnums(argnums: int | Sequence[int], count: int, what: str) -> tuple[int, ...]:
-    """``argnums`` as non-negative positions among ``count`` positional arguments."""
+def normalize_argnums(argnums: int | Sequence[int], count: int, what: str, function: str = "the function",
+                      strict: bool = True) -> tuple[int, ...]:
+    """``argnums`` as non-negative positions among ``count`` positional arguments. A
+    position past them is a ``ValueError`` naming ``what`` and ``function``, unless not
+    ``strict`` (a default, such as a method's ``batch_argnums=(1,)``, which a call with
+    one argument leaves out)."""
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     result = []
     for number in numbers:
@@ -43,6 +47,9 @@ def normalize_argnums(argnums: int | Sequence[int], count: int, what: str) -> tu
         position = int(number) + count if number < 0 else int(number)
         if 0 <= position < count:
             result.append(position)
+        elif strict:
+            raise ValueError(f"{what}={argnums!r} names positional argument {int(number)}, but {function} was "
+                             f"called with {count} positional argument{'s' if count != 1 else ''}")
     return tuple(sorted(set(result)))
 
 

@@ -231,6 +231,14 @@ def test_zero3_shards_parameters_without_a_budget():
     assert any(not spec.is_replicated for spec in argument_specs(plan, PARAM_ARGS))
 
 
+def test_argnums_past_the_arguments_name_the_function():
+    with pytest.raises(ValueError, match=r"batch_argnums=\(5,\) names positional argument 5, but train_step was "
+                                         r"called with 2 positional arguments"):
+        parallelize(train_step, batch_argnums=(5,))(mlp_params(), mlp_batch())
+    # The methods' default batch_argnums=(1,) on a one-argument function: no batch, no error.
+    np.testing.assert_allclose(parallelize(lambda x: x * 2)(jnp.ones(8)), 2 * np.ones(8))
+
+
 def test_data_parallel_needs_a_batch_argument():
     with pytest.raises(ValueError, match="batch_argnums"):
         parallelize(train_step, method=DataParallel(batch_argnums=(3,)))(mlp_params(), mlp_batch())

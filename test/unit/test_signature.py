@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from alpa_mlir.signature import call_signature, training_state
+from alpa_mlir.signature import call_signature, normalize_argnums, training_state
 
 W = jax.ShapeDtypeStruct((4, 3), jnp.float32)
 B = jax.ShapeDtypeStruct((3,), jnp.float32)
@@ -71,3 +71,14 @@ def test_a_typed_prng_key_is_refused_with_what_to_pass_instead():
         call_signature((jnp.ones(3), jax.random.key(0)), {}, (), "step")
     # Its raw data is an ordinary uint32 array.
     assert call_signature((jax.random.key_data(jax.random.key(0)),), {}, (), "step").leaves
+
+
+def test_argnums_past_the_arguments_are_errors_unless_a_default():
+    assert normalize_argnums((1, -1), 3, "batch_argnums") == (1, 2)
+    with pytest.raises(ValueError, match=r"batch_argnums=\(5,\) names positional argument 5, but step was called "
+                                         r"with 2 positional arguments"):
+        normalize_argnums((5,), 2, "batch_argnums", "step")
+    with pytest.raises(ValueError, match="donate_argnums=-3 names positional argument -3, but .* with 1 positional "
+                                         "argument$"):
+        normalize_argnums(-3, 1, "donate_argnums")
+    assert normalize_argnums((1,), 1, "batch_argnums", strict=False) == ()  # the methods' default, one argument
