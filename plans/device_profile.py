@@ -22,14 +22,14 @@ Sizes between the measured ones take the nearest measured size below.
 from __future__ import annotations
 
 import bisect
-import json
-import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import scipy.optimize
 
-VERSION = 1
+from .json_files import VersionedFile
+
 # The ring volume factor of each collective kind (intra_op.cost_model's table).
 _VOLUME = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0, "all-to-all": 1.0}
 
@@ -39,7 +39,7 @@ class DeviceProfileError(ValueError):
 
 
 @dataclass(frozen=True)
-class DeviceProfile:
+class DeviceProfile(VersionedFile):
     platform: str  # jax's platform name: cpu, gpu, tpu
     device_kind: str
     devices: int  # devices of one host the profile measured
@@ -47,6 +47,10 @@ class DeviceProfile:
     memory_bandwidth: dict[int, float]
     launch: dict[int, float]
     collectives: tuple[tuple[str, int, float, float], ...]  # (kind, devices, bytes per device, seconds)
+
+    VERSION: ClassVar[int] = 1
+    WHAT: ClassVar[str] = "a device profile"
+    ERROR: ClassVar[type[ValueError]] = DeviceProfileError
 
     def matmul_seconds(self, flops: float, dtype: str, n: int) -> float:
         """Seconds of ``flops`` matmul FLOPs of ``dtype`` split over ``n`` devices computing at once
@@ -76,30 +80,8 @@ class DeviceProfile:
         (alpha, beta), _ = scipy.optimize.nnls(rows, np.ones_like(seconds))
         return float(alpha), float(beta)
 
-    def to_json(self) -> str:
-        return json.dumps({"version": VERSION, **asdict(self)}, indent=1)
-
-    def save(self, path: str | os.PathLike) -> None:
-        with open(path, "w") as f:
-            f.write(self.to_json())
-
     @classmethod
-    def load(cls, path: str | os.PathLike) -> DeviceProfile:
-        try:
-            with open(path) as f:
-                text = f.read()
-        except OSError as error:
-            raise DeviceProfileError(f"cannot read a device profile from {path}: {error.strerror}") from None
-        return cls.from_json(text, str(path))
-
-    @classmethod
-    def from_json(cls, text: str, where: str = "the device profile") -> DeviceProfile:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise DeviceProfileError(f"cannot read a device profile from {where}: {error}") from None
-        if not isinstance(data, dict) or data.get("version") != VERSION:
-            raise DeviceProfileError(f"{where}: not a device profile of version {VERSION}")
+    def _from_data(cls, data: dict, where: str) -> DeviceProfile:
         try:
             profile = cls(
                 platform=str(data["platform"]), device_kind=str(data["device_kind"]), devices=int(data["devices"]),

@@ -13,13 +13,13 @@ of ``alpa-opt`` says ``1f1b``, the schedule whose memory Eq. 5 checks).
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from typing import ClassVar
 
+from .json_files import VersionedFile
 from .schedules import SCHEDULES, ScheduleName, dependencies, stage_orders
 
-VERSION = 1
 FORWARD_SHARE = 1 / 3  # of a stage's forward + backward latency (drawing only)
 
 
@@ -41,7 +41,7 @@ class StagePlacement:
 
 
 @dataclass(frozen=True)
-class PipelinePlan:
+class PipelinePlan(VersionedFile):
     cluster: tuple[int, int]
     num_micro_batches: int
     latency: float  # Eq. 2
@@ -50,33 +50,12 @@ class PipelinePlan:
     search: dict  # intra-op plans, candidates, seconds
     schedule: ScheduleName = "1f1b"  # the pipeline schedule the step runs under
 
-    def to_json(self) -> str:
-        """The plan as the text :meth:`from_json` reads."""
-        return json.dumps({"version": VERSION, **asdict(self)}, indent=1)
-
-    def save(self, path: str | os.PathLike) -> None:
-        with open(path, "w") as f:
-            f.write(self.to_json())
+    VERSION: ClassVar[int] = 1
+    WHAT: ClassVar[str] = "a pipeline plan"
+    ERROR: ClassVar[type[ValueError]] = PipelinePlanError
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> PipelinePlan:
-        try:
-            with open(path) as f:
-                text = f.read()
-        except OSError as error:
-            raise PipelinePlanError(f"cannot read a pipeline plan from {path}: {error}") from None
-        return cls.from_json(text, str(path))
-
-    @classmethod
-    def from_json(cls, text: str, where: str = "the pipeline plan") -> PipelinePlan:
-        """The plan :meth:`save` wrote, from its text; ``where`` names it in errors."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise PipelinePlanError(f"cannot read a pipeline plan from {where}: {error}") from None
-        if data.get("version") != VERSION:
-            raise PipelinePlanError(f"{where}: pipeline plan version {data.get('version')!r}; this alpa-mlir reads "
-                                    f"version {VERSION}")
+    def _from_data(cls, data: dict, where: str) -> PipelinePlan:
         try:
             stages = tuple(StagePlacement(tuple(s["layers"]), tuple(s["submesh"]), tuple(s["devices"]),
                                           tuple(s["logical_mesh"]), float(s["latency"]), float(s["param_bytes"]),

@@ -75,7 +75,7 @@ def test_a_profile_reads_back_what_it_saved(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("change, match", [
-    (lambda d: d.update(version=0), "not a device profile of version 1"),
+    (lambda d: d.update(version=0), "a device profile of version 0; this alpa-mlir reads version 1"),
     (lambda d: d.pop("launch"), r"malformed device profile \(KeyError: 'launch'\)"),
     (lambda d: d["matmul_flops"].pop("float32"), "needs float32 matmul FLOP/s"),
     (lambda d: d["memory_bandwidth"].update({"4": -1.0}), "all positive"),
