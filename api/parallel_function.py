@@ -151,8 +151,7 @@ class ParallelizedFunction:
 
     def _plan(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
               static: tuple[int, ...]) -> Program:
-        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name,
-                                     self._batch_given)
+        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name, self._batch_given)
         micro_batches = self.method.num_micro_batches
         if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
             args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))

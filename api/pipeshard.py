@@ -338,7 +338,7 @@ class PipeshardFunction:
                  static: tuple[int, ...]) -> PipeshardProgram:
         method = self.method
         batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name,
-                                     self._batch_given)
+                                            self._batch_given)
         batch_leaves = leaves_of(signature, batch_positions)
         micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
         start = time.perf_counter()

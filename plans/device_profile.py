@@ -13,8 +13,8 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   (a stage's forward and backward are one call each);
 - ``collectives``: measured ``(kind, n, bytes, seconds)`` samples of collectives inside
   one host, launch excluded, ``bytes`` as ``intra_op.cost_model`` counts them (an
-  all-gather's output, the others' input per device); :meth:`DeviceProfile.intra_host_link` fits the alpha-beta
-  model of ``intra_op.cost_model`` (``alpha + beta * volume``) to them.
+  all-gather's output, the others' input per device); ``intra_host_link`` fits that
+  model's alpha-beta (``alpha + beta * volume``) to them.
 
 Sizes between the measured ones take the nearest measured size below.
 """
@@ -46,7 +46,7 @@ class DeviceProfile(VersionedFile):
     matmul_flops: dict[str, dict[int, dict[float, float]]]
     memory_bandwidth: dict[int, float]
     launch: dict[int, float]
-    collectives: tuple[tuple[str, int, float, float], ...]  # (kind, devices, bytes per device, seconds)
+    collectives: tuple[tuple[str, int, float, float], ...]  # (kind, devices, bytes as the cost model counts, s)
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a device profile"

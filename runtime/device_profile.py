@@ -3,8 +3,8 @@
 :func:`local_profile` reads the profile of the local devices from the cache directory
 (``$ALPA_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/alpa_mlir``, else
 ``~/.cache/alpa_mlir``), keyed by platform, device kind, device count and, on CPUs, the
-host's cores; where there is none it measures one (about 5 s on a 2-core machine with 8
-virtual devices) and writes it there.
+host's cores; where there is none it measures one (13 s on a quiet 2-core machine with 8
+virtual devices, longer beside other work, whose load it then records) and writes it there.
 
 Every measurement is the median of timed runs after a warm-up, with the time of an
 empty program on as many devices taken off, except ``launch``, which is that time

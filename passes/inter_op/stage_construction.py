@@ -60,9 +60,8 @@ class StageConstructionPass(Pass):
     print alike (repeated layers) is planned once. The chosen stages are planned whole,
     apply parts included, each ``state`` pair (a parameter and its update; the API passes
     the step's training state) kept in one sharding, so that the apply part can update it
-    in place. Memory for Eq. 5: the per-device
-    bytes of the parameters the stage reads and of the activations its backward
-    reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
+    in place. Memory for Eq. 5: the per-device bytes of the parameters the stage reads and
+    of the activations its backward reads from its forward. The DP (``stage_dp.py``) then picks the slicing minimising
     Eq. 2 for ``num-micro-batches``. The paper's ablation baselines (Sec. 8.3) restrict
     it: ``equal-layer`` to stages of equally many layers (``num-stages`` of them, or the
     best count), ``equal-operator`` to layers of equally many forward ops instead of the
@@ -211,7 +210,7 @@ class StageConstructionPass(Pass):
         phase = [ir.StringAttr(op.attributes[PHASE_ATTR]).value for op in ops]
         try:
             profile = self._profile()
-        except (DeviceProfileError, ValueError) as error:
+        except ValueError as error:  # DeviceProfileError too
             diagnostics.error(main, f"option 'device-profile': {error}")
             return
         alpha, beta = profile.intra_host_link() if profile is not None and profile.collectives else \
@@ -306,8 +305,8 @@ class StageConstructionPass(Pass):
         return [("clustered", clustered)] + ([("equal-operator", equal)] if equal != clustered else [])
 
     def _profile(self) -> DeviceProfile | None:
-        """The device profile the option names (None: the constant options); raises
-        ``DeviceProfileError`` or ``ValueError`` saying why there is none."""
+        """The device profile the option names (None: the constant options); raises a
+        ``ValueError`` (a ``DeviceProfileError`` for a file) saying why there is none."""
         if not self.device_profile:
             return None
         if self.device_profile != "local":
