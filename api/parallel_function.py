@@ -37,8 +37,11 @@ from .signature import (
     micro_batch_args,
     normalize_argnums,
     output_names,
+    parameters_of,
+    positional_call,
     training_state,
     weak_outputs,
+    with_argnames,
     with_weak_types,
 )
 
@@ -91,6 +94,7 @@ class ParallelizedFunction:
         # Out of range is an error, except for the methods' default (1,) on a one-argument call.
         self._batch_given = batch_argnums is not None or tuple(method.batch_argnums) != (1,)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
+        self._parameters = parameters_of(fn)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums, keep_unused=True)
         self._programs: dict[Hashable, Program] = {}
         self._num_compilations = 0
@@ -140,6 +144,7 @@ class ParallelizedFunction:
     # ------------------------------------------------------------------ planning
 
     def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Program, CallSignature]:
+        args, kwargs = positional_call(self._parameters, args, kwargs, self._name)
         static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name)
         signature = call_signature(args, kwargs, static, self._name)
         program = self._programs.get(signature.key)
@@ -216,7 +221,8 @@ class ParallelizedFunction:
 def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = None,
                 static_argnums: int | Sequence[int] = (), donate_argnums: int | Sequence[int] = (),
                 batch_argnums: int | Sequence[int] | None = None,
-                load_plan: str | os.PathLike | SavedPlan | ShardingPlan | None = None) -> Any:
+                load_plan: str | os.PathLike | SavedPlan | ShardingPlan | None = None,
+                static_argnames: str | Sequence[str] = (), donate_argnames: str | Sequence[str] = ()) -> Any:
     """Parallelize ``fn`` over a device mesh (Alpa's ``@parallelize``).
 
     Usable as ``@parallelize`` and ``@parallelize(method=DataParallel())``.
@@ -225,11 +231,13 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
       fn: the function; it must be traceable by ``jax.jit``.
       method: how to parallelize (``ShardParallel()``: auto-sharding on ``(1, n)`` devices;
         ``PipeshardParallel(...)``: pipelined over submeshes, each stage auto-sharded).
-      static_argnums: positional arguments that are compile-time constants (hashable).
+      static_argnums: positional arguments that are compile-time constants (hashable);
+        passed by keyword too, as under ``jax.jit``.
       donate_argnums: positional arguments whose buffers the call may consume; they are
         invalid after the call (deleted, under ``PipeshardParallel``, once the step succeeds).
       batch_argnums: positional arguments whose leaves have the batch as leading
         dimension (default: the method's, ``(1,)``).
+      static_argnames, donate_argnames: the same by parameter name (positional parameters).
       load_plan: a plan saved by ``save_plan`` (path or object) to use instead of
         searching: ``ParallelizedFunction``'s for ``ShardParallel``,
         ``PipeshardFunction``'s (a :class:`SavedPipeline`) for ``PipeshardParallel``;
@@ -237,7 +245,11 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
     """
     if fn is None:
         return functools.partial(parallelize, method=method, static_argnums=static_argnums,
-                                 donate_argnums=donate_argnums, batch_argnums=batch_argnums, load_plan=load_plan)
+                                 donate_argnums=donate_argnums, batch_argnums=batch_argnums, load_plan=load_plan,
+                                 static_argnames=static_argnames, donate_argnames=donate_argnames)
+    name, parameters = getattr(fn, "__qualname__", None) or repr(fn), parameters_of(fn)
+    static_argnums = with_argnames(static_argnums, static_argnames, parameters, "static_argnames", name)
+    donate_argnums = with_argnames(donate_argnums, donate_argnames, parameters, "donate_argnames", name)
     method = method if method is not None else ShardParallel()
     if isinstance(method, PipeshardParallel):
         saved = read_plan(load_plan) if isinstance(load_plan, (str, os.PathLike)) else load_plan

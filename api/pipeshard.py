@@ -75,6 +75,8 @@ from .signature import (
     leaves_of,
     micro_batch_args,
     normalize_argnums,
+    parameters_of,
+    positional_call,
     training_state,
     weak_outputs,
     with_weak_types,
@@ -262,6 +264,7 @@ class PipeshardFunction:
         # Out of range is an error, except for the methods' default (1,) on a one-argument call.
         self._batch_given = batch_argnums is not None or tuple(method.batch_argnums) != (1,)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
+        self._parameters = parameters_of(fn)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
         self._programs: dict[Hashable, PipeshardProgram] = {}
         self._saved = saved
@@ -280,7 +283,7 @@ class PipeshardFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         program, signature = self._program(args, kwargs)
-        donated = self._donated(signature, len(args))
+        donated = self._donated(signature)
         for i in donated:
             if isinstance(signature.leaves[i], jax.Array) and signature.leaves[i].is_deleted():
                 raise ValueError(f"{signature.leaf_names[i]} of {self._name} is a deleted array (was it donated to "
@@ -301,9 +304,10 @@ class PipeshardFunction:
                 leaf.delete()
         return jax.tree_util.tree_unflatten(program.out_tree, outputs)
 
-    def _donated(self, signature: CallSignature, num_args: int) -> tuple[int, ...]:
+    def _donated(self, signature: CallSignature) -> tuple[int, ...]:
         """The flat leaves of the donated arguments."""
-        return leaves_of(signature, normalize_argnums(self.donate_argnums, num_args, "donate_argnums", self._name))
+        return leaves_of(signature, normalize_argnums(self.donate_argnums, signature.num_args, "donate_argnums",
+                                                      self._name))
 
     def get_plan(self, *args: Any, **kwargs: Any) -> PipelinePlan:
         """The pipeline plan (stages, submeshes, predicted latency) for these arguments."""
@@ -325,6 +329,7 @@ class PipeshardFunction:
         return saved
 
     def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[PipeshardProgram, CallSignature]:
+        args, kwargs = positional_call(self._parameters, args, kwargs, self._name)
         static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name)
         signature = call_signature(args, kwargs, static, self._name)
         program = self._programs.get(signature.key)
@@ -365,7 +370,7 @@ class PipeshardFunction:
             text, plan = self._run_passes(module, hosts, per_host, state)
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
-                                         method.instruction_timeout, self._donated(signature, len(args)))
+                                         method.instruction_timeout, self._donated(signature))
         LOG.info("%s: %d stages, predicted %.3g s per step; compiled %d stage programs in %.1f s", self._name,
                  len(plan.stages), plan.latency, len(executable.executables), time.perf_counter() - start)
         return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))

@@ -9,7 +9,8 @@ cache key agree with the lowered module.
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Sequence
+import inspect
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,7 @@ class CallSignature:
     leaves: tuple[Any, ...]  # the dynamic leaves, in @main's argument order
     leaf_names: tuple[str, ...]  # e.g. "params['w1']", for messages
     leaf_args: tuple[int, ...]  # per leaf: the positional argument it belongs to (-1: a keyword)
+    num_args: int  # positional arguments of the call
 
 
 def normalize_argnums(argnums: int | Sequence[int], count: int, what: str, function: str = "the function",
@@ -51,6 +53,45 @@ def normalize_argnums(argnums: int | Sequence[int], count: int, what: str, funct
             raise ValueError(f"{what}={argnums!r} names positional argument {int(number)}, but {function} was "
                              f"called with {count} positional argument{'s' if count != 1 else ''}")
     return tuple(sorted(set(result)))
+
+
+def parameters_of(fn: Callable) -> inspect.Signature | None:
+    """``fn``'s signature, None where Python cannot tell it (some builtins)."""
+    try:
+        return inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+
+
+def with_argnames(argnums: int | Sequence[int], argnames: str | Sequence[str], parameters: inspect.Signature | None,
+                  what: str, function: str) -> tuple[int, ...]:
+    """``argnums`` with the positions of the parameters ``argnames`` names (``static_argnames``,
+    ``donate_argnames``; ``what`` is that option's name)."""
+    numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    names = (argnames,) if isinstance(argnames, str) else tuple(argnames)
+    if not names:
+        return numbers
+    positional = [p.name for p in (parameters.parameters.values() if parameters is not None else ())
+                  if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    unknown = [name for name in names if name not in positional]
+    if unknown:
+        raise ValueError(f"{what}={names!r}: {function} has no positional parameter {unknown[0]!r} (its positional "
+                         f"parameters: {', '.join(positional) or 'none that Python can tell'})")
+    return tuple(sorted(set(numbers) | {positional.index(name) for name in names}))
+
+
+def positional_call(parameters: inspect.Signature | None, args: tuple[Any, ...], kwargs: dict[str, Any],
+                    function: str) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The call with every keyword argument of a positional parameter moved to its position
+    (up to the first parameter the call leaves to its default), so that static and donated
+    argument numbers cover arguments passed by keyword, as ``jax.jit``'s do."""
+    if parameters is None or not kwargs:
+        return args, kwargs
+    try:
+        bound = parameters.bind(*args, **kwargs)
+    except TypeError as error:
+        raise TypeError(f"{function}: {error}") from None
+    return tuple(bound.args), dict(bound.kwargs)
 
 
 def call_signature(args: Sequence[Any], kwargs: dict[str, Any], static_argnums: Sequence[int],
@@ -82,7 +123,7 @@ def call_signature(args: Sequence[Any], kwargs: dict[str, Any], static_argnums: 
             owners.append(-1)
         types.append(_leaf_type(leaf, names[-1], function))
     key = (len(args), tuple(statics), treedef, tuple(types))
-    return CallSignature(key, tuple(leaves), tuple(names), tuple(owners))
+    return CallSignature(key, tuple(leaves), tuple(names), tuple(owners), len(args))
 
 
 def leaves_of(signature: CallSignature, argnums: Sequence[int]) -> tuple[int, ...]:

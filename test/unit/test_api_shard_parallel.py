@@ -231,6 +231,28 @@ def test_zero3_shards_parameters_without_a_budget():
     assert any(not spec.is_replicated for spec in argument_specs(plan, PARAM_ARGS))
 
 
+def scaled_product(params, batch, mode):
+    return batch @ params["w"] * (2.0 if mode == "double" else 1.0)
+
+
+def test_static_and_donated_arguments_by_name_and_by_keyword():
+    batch = jnp.ones((16, 8))
+    expected = {mode: np.asarray(scaled_product({"w": jnp.ones((8, 8))}, batch, mode)) for mode in ("double", "one")}
+    by_name = parallelize(scaled_product, static_argnames="mode", donate_argnames="params")
+    params = {"w": jnp.ones((8, 8))}
+    np.testing.assert_allclose(by_name(params, batch, mode="double"), expected["double"])
+    assert params["w"].is_deleted()
+    # A static argument given by number and passed by keyword is static too (as under jax.jit).
+    by_number = parallelize(scaled_product, static_argnums=2)
+    for mode in ("double", "one"):
+        np.testing.assert_allclose(by_number({"w": jnp.ones((8, 8))}, batch, mode=mode), expected[mode])
+    np.testing.assert_allclose(by_number({"w": jnp.ones((8, 8))}, batch, "one"), expected["one"])
+    assert by_number.num_compilations == 2  # one per mode, whether passed by keyword or position
+    with pytest.raises(ValueError, match=r"static_argnames=\('nope',\): scaled_product has no positional "
+                                         r"parameter 'nope' \(its positional parameters: params, batch, mode\)"):
+        parallelize(scaled_product, static_argnames="nope")
+
+
 def test_argnums_past_the_arguments_name_the_function():
     with pytest.raises(ValueError, match=r"batch_argnums=\(5,\) names positional argument 5, but train_step was "
                                          r"called with 2 positional arguments"):
