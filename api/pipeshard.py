@@ -284,10 +284,15 @@ class PipeshardFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         program, signature = self._program(args, kwargs)
         donated = self._donated(signature)
+        leaves = signature.leaves
         for i in donated:
-            if isinstance(signature.leaves[i], jax.Array) and signature.leaves[i].is_deleted():
+            if isinstance(leaves[i], jax.Array) and leaves[i].is_deleted():
                 raise ValueError(f"{signature.leaf_names[i]} of {self._name} is a deleted array (was it donated to "
                                  "an earlier call?)")
+            twins = [signature.leaf_names[j] for j, leaf in enumerate(leaves) if leaf is leaves[i] and j != i]
+            if twins and isinstance(leaves[i], jax.Array):  # the update would overwrite what another reads
+                raise ValueError(f"{signature.leaf_names[i]} of {self._name} is donated but the same array is also "
+                                 f"passed as {', '.join(twins)}; pass a copy")
         with _progress_on_stderr(self.method.progress and not program.ran):
             start = time.perf_counter()
             outputs = with_weak_types(program.executable(*signature.leaves), program.weak_outputs)

@@ -243,6 +243,13 @@ def test_donated_state_is_freed_after_the_step():
     assert not any(leaf.is_deleted() for leaf in jax.tree.leaves(batch))
     with pytest.raises(ValueError, match=r"args\[0\]\[0\]\['b'\] of .* is a deleted array"):
         step(given, batch)
+    shared = jax.numpy.array(params[0]["b"])  # one array as two donated leaves: refused before anything runs
+    twice = [dict(p) for p in params]
+    twice[0]["b"] = twice[1]["b"] = shared
+    with pytest.raises(ValueError, match=r"args\[0\]\[0\]\['b'\] of .* is donated but the same array is also "
+                                         r"passed as args\[0\]\[1\]\['b'\]; pass a copy"):
+        step(twice, batch)
+    assert not shared.is_deleted()
     # The returned state feeds the next step, and each apply part writes the new parameters
     # into the buffers of the old ones (XLA aliases them): no second copy during the step.
     apply_parts = {name: e.donated for name, e in step.get_executable(out[0], batch).executables.items()
