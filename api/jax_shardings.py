@@ -21,7 +21,7 @@ from .methods import ShardParallel
 from .pipeline import module_text, parse_lowered, plan_module
 from .plans.sharding_plan import PlanError, ShardingPlan
 from .saved_plan import SavedPlan, check_fits
-from .signature import normalize_argnums, output_names, training_state
+from .signature import batch_argnums_strict, normalize_argnums, output_names, training_state
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def auto_shard(fn_or_lowered: Callable | jax.stages.Lowered, *args: Any,
       PlanError: ``method.plan`` was made for other shapes.
     """
     method = method if method is not None else ShardParallel()
-    given = batch_argnums is not None or tuple(method.batch_argnums) != (1,)  # else (1,) may fall outside
+    strict = batch_argnums_strict(batch_argnums, method.batch_argnums)
     batch_argnums = method.batch_argnums if batch_argnums is None else batch_argnums
     if isinstance(fn_or_lowered, jax.stages.Lowered):
         if args:
@@ -75,7 +75,7 @@ def auto_shard(fn_or_lowered: Callable | jax.stages.Lowered, *args: Any,
     kept = _kept_arguments(lowered)
     module_argument = {leaf: number for number, leaf in enumerate(kept)}
     leaf_names = [f"args{jax.tree_util.keystr(p)}" for p, _ in jax.tree_util.tree_flatten_with_path(positional)[0]]
-    batch = normalize_argnums(batch_argnums, len(positional), "batch_argnums", name, given)
+    batch = normalize_argnums(batch_argnums, len(positional), "batch_argnums", name, strict)
     batch_args = tuple(module_argument[leaf] for position in batch
                        for leaf in jax.tree_util.tree_leaves(positional[position]) if leaf in module_argument)
 

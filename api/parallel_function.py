@@ -32,6 +32,7 @@ from .saved_plan import SavedPipeline, SavedPlan, check_fits
 from .saved_plan import load_plan as read_plan
 from .signature import (
     CallSignature,
+    batch_argnums_strict,
     call_signature,
     leaves_of,
     micro_batch_args,
@@ -91,8 +92,7 @@ class ParallelizedFunction:
         self.static_argnums = static_argnums
         self.donate_argnums = donate_argnums
         self.batch_argnums = method.batch_argnums if batch_argnums is None else batch_argnums
-        # Out of range is an error, except for the methods' default (1,) on a one-argument call.
-        self._batch_given = batch_argnums is not None or tuple(method.batch_argnums) != (1,)
+        self._batch_strict = batch_argnums_strict(batch_argnums, method.batch_argnums)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
         self._parameters = parameters_of(fn)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums, keep_unused=True)
@@ -156,7 +156,7 @@ class ParallelizedFunction:
 
     def _plan(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
               static: tuple[int, ...]) -> Program:
-        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name, self._batch_given)
+        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name, self._batch_strict)
         micro_batches = self.method.num_micro_batches
         if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
             args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))

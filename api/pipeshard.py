@@ -71,6 +71,7 @@ from .saved_plan import SavedPipeline, check_same_signature
 from .services import provide
 from .signature import (
     CallSignature,
+    batch_argnums_strict,
     call_signature,
     leaves_of,
     micro_batch_args,
@@ -261,8 +262,7 @@ class PipeshardFunction:
         self.method = method
         self.static_argnums = static_argnums
         self.batch_argnums = method.batch_argnums if batch_argnums is None else batch_argnums
-        # Out of range is an error, except for the methods' default (1,) on a one-argument call.
-        self._batch_given = batch_argnums is not None or tuple(method.batch_argnums) != (1,)
+        self._batch_strict = batch_argnums_strict(batch_argnums, method.batch_argnums)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
         self._parameters = parameters_of(fn)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
@@ -348,7 +348,7 @@ class PipeshardFunction:
                  static: tuple[int, ...]) -> PipeshardProgram:
         method = self.method
         batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name,
-                                            self._batch_given)
+                                            self._batch_strict)
         batch_leaves = leaves_of(signature, batch_positions)
         micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
         start = time.perf_counter()

@@ -55,6 +55,12 @@ def normalize_argnums(argnums: int | Sequence[int], count: int, what: str, funct
     return tuple(sorted(set(result)))
 
 
+def batch_argnums_strict(batch_argnums: int | Sequence[int] | None, method_default: Sequence[int]) -> bool:
+    """Whether a ``batch_argnums`` past the call's arguments is an error: unless it is the
+    methods' default ``(1,)`` (``batch_argnums`` None), which a one-argument call leaves out."""
+    return batch_argnums is not None or tuple(method_default) != (1,)
+
+
 def parameters_of(fn: Callable) -> inspect.Signature | None:
     """``fn``'s signature, None where Python cannot tell it (some builtins)."""
     try:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import json
 import os
 from typing import Any, ClassVar
 
 
-class VersionedFile:
+class VersionedFile(abc.ABC):
     """A dataclass saved as JSON stamped with ``VERSION``; subclasses name themselves
     (``WHAT``, e.g. "a device profile"), give their error type and build themselves from
     the checked JSON object in ``_from_data``."""
@@ -48,5 +49,6 @@ class VersionedFile:
         return cls._from_data(data, where)
 
     @classmethod
+    @abc.abstractmethod
     def _from_data(cls, data: dict[str, Any], where: str) -> Any:
-        raise NotImplementedError
+        """The object from the version-checked JSON object; ``cls.ERROR`` where it is malformed."""
