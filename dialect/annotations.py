@@ -44,7 +44,11 @@ class MeshOptions:
         if self.mesh_axes and not self.mesh_shape:
             raise ValueError("option 'mesh-axes' needs 'mesh-shape'")
         if self.mesh_shape:
-            DeviceMesh(self.mesh_shape, axis_names=self.mesh_axes)  # validates sizes and names
+            try:
+                DeviceMesh(self.mesh_shape, axis_names=self.mesh_axes)  # validates sizes and names
+            except ValueError as error:
+                which = "'mesh-axes'" if self.mesh_axes and "axis names" in str(error) else "'mesh-shape'"
+                raise ValueError(f"option {which}: {error}") from None
 
     def option_mesh(self) -> DeviceMesh | None:
         return DeviceMesh(self.mesh_shape, axis_names=self.mesh_axes) if self.mesh_shape else None

@@ -26,6 +26,11 @@ def default_axis_names(ndim: int) -> tuple[str, ...]:
     return tuple(f"a{i}" for i in range(ndim))
 
 
+# Meshes are arrays of device ids and cost tables grow with their size; no cluster
+# this compiler plans for comes near (the largest TPU pods hold ~9k chips).
+MAX_DEVICES = 1 << 16
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceMesh:
     """An N-D logical mesh of devices.
@@ -53,6 +58,8 @@ class DeviceMesh:
         if any(s <= 0 for s in shape):
             raise MeshError(f"mesh shape {list(shape)} has a non-positive axis size")
         size = math.prod(shape)
+        if size > MAX_DEVICES:
+            raise MeshError(f"mesh shape {list(shape)} holds {size} devices; at most {MAX_DEVICES} are supported")
         ids = tuple(int(d) for d in self.device_ids) or tuple(range(size))
         if len(ids) != size:
             raise MeshError(
@@ -70,8 +77,8 @@ class DeviceMesh:
                 raise MeshError(
                     f"mesh {label} has {len(values)} values but the mesh has {len(shape)} axes"
                 )
-            if any(v < 0 for v in values):
-                raise MeshError(f"mesh {label} {list(values)} has a negative value")
+            if any(not v >= 0 for v in values):  # NaN is neither
+                raise MeshError(f"mesh {label} {list(values)} has a negative or NaN value")
         for name, value in (("shape", shape), ("device_ids", ids), ("axis_names", names),
                             ("alpha", alpha), ("beta", beta)):
             object.__setattr__(self, name, value)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from collections.abc import Callable, Iterable
@@ -165,13 +166,27 @@ def _convert(cls: type, field: dataclasses.Field, text: str, pass_name: str):
                 pairs = [v.split(":") for v in items if v]
                 if any(len(p) != len(kinds) for p in pairs):
                     raise ValueError
-                return tuple(tuple(k(x.strip()) for k, x in zip(kinds, p)) for p in pairs)
-            return tuple(element(v) for v in items if v)
-        return hint(text)
+                return tuple(tuple(_checked(k(x.strip()), label, x) for k, x in zip(kinds, p)) for p in pairs)
+            return tuple(_checked(element(v), label, v) for v in items if v)
+        return _checked(hint(text), label, text)
     except ValueError as error:
         if isinstance(error, PipelineError):
             raise
         raise PipelineError(f"{label} expects {option_type_text(cls, field)}; got {text!r}") from None
+
+
+# Every integer option (mesh sizes, counts, indices) fits in 32 bits; a larger value is
+# a typo, and one that reached a pass could size an allocation.
+_INT_OPTION_LIMIT = 1 << 31
+
+
+def _checked(value, label: str, text: str):
+    """``value`` parsed from ``text``, refused when no option could mean it."""
+    if isinstance(value, float) and math.isnan(value):
+        raise PipelineError(f"{label} is not a number; got {text!r}")
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT_OPTION_LIMIT <= value < _INT_OPTION_LIMIT:
+        raise PipelineError(f"{label} is out of range (32-bit integers); got {text!r}")
+    return value
 
 
 def parse_options(text: str) -> list[tuple[str, str]]:
@@ -219,6 +234,8 @@ def instantiate(name: str, options_text: str = "") -> Pass | Pipeline:
         if field is None:
             known = ", ".join(fields) or "none"
             raise PipelineError(f"unknown option '{key}' for {name}; its options are: {known}")
+        if field.name in values:
+            raise PipelineError(f"option '{key}' of {name} is given more than once")
         values[field.name] = _convert(cls, field, value, name)
     try:
         return cls(**values)
@@ -272,6 +289,8 @@ def parse_pipeline(text: str) -> list[Pass | str]:
         parts = split_top_level(text)
     except ValueError:
         raise PipelineError(f"unbalanced brackets in pipeline '{text}'") from None
+    if "" in parts:
+        raise PipelineError(f"empty element in pipeline '{text}' (two commas, or one at an end)")
     return [e for part in parts for e in parse_element(part)]
 
 
@@ -307,6 +326,10 @@ def build_pass_manager(elements: list[Pass | str],
     manager = passmanager.PassManager("builtin.module")
     for element in elements:
         if isinstance(element, str):
+            anchor = element.split("(", 1)[0].strip() if "(" in element.split("{", 1)[0] else None
+            if anchor is not None and not ir.Context.current.is_registered_operation(anchor):
+                raise PipelineError(f"'{anchor}' in pipeline element '{element}' is not an operation; "
+                                    "nest passes under one, e.g. func.func(cse)")
             try:
                 manager.add(element)
             except ValueError as error:

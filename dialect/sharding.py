@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mesh import DeviceMesh
+from .mesh import MAX_DEVICES, DeviceMesh
 from .text import split_top_level
 
 
@@ -240,6 +240,8 @@ def _parse_single(part: str, text: str) -> Sharding:
     if not shape or any(s <= 0 for s in shape):
         raise ShardingError(f"sharding {text!r} has an empty or non-positive tile shape")
     size = math.prod(shape)
+    if size > MAX_DEVICES:
+        raise ShardingError(f"sharding {text!r} tiles over {size} devices; at most {MAX_DEVICES} are supported")
     if match.group("list") is not None:
         devices = _ints(match.group("list"))
         if len(devices) != size:

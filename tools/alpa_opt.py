@@ -38,10 +38,14 @@ from ..dialect.pass_registry import (
     pipeline_text,
     registered,
 )
+from ..dialect.text import nesting_too_deep
 from ..services import provide
 from . import diagnostics as diag
 
 SPLIT_MARKER = re.compile(r"^// -----", re.M)
+# Deeper input is refused before parsing (the parser and the passes recurse per level);
+# real programs nest a few dozen levels at most.
+MAX_NESTING = 256
 PROG = "alpa-opt"
 STDIN_NAME = "<stdin>"  # what mlir-opt calls standard input in diagnostics and locations
 
@@ -77,6 +81,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+class _Once(argparse.Action):
+    """An option that may be given once: a second value is an error, not silently the winner."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest) is not None:
+            raise UsageError(f"{option_string} is given more than once")
+        setattr(namespace, self.dest, values)
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False,
@@ -88,8 +101,9 @@ def make_parser() -> argparse.ArgumentParser:
                  "\n\nSee --list-passes for each pass's full description.",
     )
     parser.add_argument("input", nargs="?", default="-", help="input file, or - for stdin (default)")
-    parser.add_argument("-o", dest="output", default="-", help="output file (default: stdout)")
-    parser.add_argument("--pass-pipeline", help="textual pipeline, e.g. 'builtin.module(alpa-verify-sharding)'")
+    parser.add_argument("-o", dest="output", action=_Once, help="output file (default: stdout)")
+    parser.add_argument("--pass-pipeline", action=_Once,
+                        help="textual pipeline, e.g. 'builtin.module(alpa-verify-sharding)'")
     parser.add_argument("--split-input-file", action="store_true",
                         help="split the input at '// -----' and process each part on its own")
     parser.add_argument("--verify-diagnostics", action="store_true",
@@ -99,6 +113,8 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
     parser.add_argument("--allow-unregistered-dialect", action="store_true",
                         help="accept ops of dialects other than func, stablehlo, chlo, mhlo, sdy, mpmd, alpa")
+    parser.add_argument("--solver-log", action="store_true",
+                        help="print the ILP solver's own log (CVXPY, HiGHS) on stderr")
     parser.add_argument("--list-passes", action="store_true",
                         help="describe every pass and pipeline with its options, and exit")
     parser.add_argument("-h", "--help", action="store_true", help="show this help and exit")
@@ -160,6 +176,9 @@ def run_chunk(chunk: Chunk, elements: list, args, input_name: str) -> Outcome:
         return True
 
     context.attach_diagnostic_handler(handler)
+    refused = _refused_text(chunk.text, input_name)
+    if refused is not None:
+        return Outcome(None, [refused], False)
     with context:
         try:
             module = ir.Module.parse(chunk.text)
@@ -191,6 +210,19 @@ def run_chunk(chunk: Chunk, elements: list, args, input_name: str) -> Outcome:
         if args.mlir_print_debuginfo and input_name != diag.PARSER_FILE:
             text = text.replace(f'"{diag.PARSER_FILE}":', f'"{input_name}":')
         return Outcome(text, reported, False)
+
+
+def _refused_text(text: str, input_name: str) -> diag.Diagnostic | None:
+    """What MLIR's parser must not see: nesting that would overflow its stack, and NUL,
+    where it silently stops reading."""
+    deep = nesting_too_deep(text, MAX_NESTING)
+    nul = text.find("\0")
+    if deep is None and nul < 0:
+        return None
+    offset, message = (deep, f"brackets nested deeper than {MAX_NESTING} levels") if deep is not None \
+        and (nul < 0 or deep < nul) else (nul, "NUL character in the input")
+    line = text.count("\n", 0, offset) + 1
+    return diag.Diagnostic("error", input_name, line, offset - text.rfind("\n", 0, offset), message)
 
 
 def _errors(error, input_name: str) -> list[diag.Diagnostic]:
@@ -225,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         rest, pass_flags = split_pass_flags(argv, parser)
         args = parser.parse_args(rest)
+        args.output = "-" if args.output is None else args.output
+        if args.solver_log:
+            logging.getLogger("alpa_mlir.solver").setLevel(logging.DEBUG)
         if args.help:
             parser.print_help()
             return 0

@@ -17,6 +17,7 @@ from ...dialect.annotations import (
     funcs,
     get_value_attrs,
     module_mesh,
+    num_partitions,
     rank_of,
     replace_with_operand,
     sdy_mesh_name,
@@ -135,8 +136,13 @@ class ImportShardingPass(MeshOptions, Pass):
                     f"option 'mesh-shape' {list(option.shape)} has {option.size} devices but the "
                     f"module's sdy mesh has {found.size}"
                 )
-            return option or found
-        return module_mesh(module, self)
+            mesh = option or found
+        else:
+            mesh = module_mesh(module, self)
+        count = num_partitions(module)
+        if mesh is not None and count is not None and count != mesh.size and option is None:
+            raise ShardingImportError(f"mhlo.num_partitions = {count} but the module's mesh has {mesh.size} devices")
+        return mesh
 
 
 def _canonical(text: str, mesh: DeviceMesh | None, value_type: ir.Type) -> str:

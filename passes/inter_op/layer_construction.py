@@ -11,6 +11,7 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import find_main
 from ...dialect.context import walk
+from ...dialect.host_callbacks import is_host_callback
 from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, SEGMENT_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ..intra_op.rules import itemsize_of, iteration_space, shape_of
@@ -35,7 +36,8 @@ class LayerConstructionPass(Pass):
     parameter's update (its apply-gradient ops and optimizer state) joins the layer
     where the forward pass reads the parameter, or else of its gradient; scalar apply
     ops (step counts, learning rates, norms) the layer of their first user, and stage
-    construction copies them into every stage that reads them.
+    construction copies them into every stage that reads them; a host callback
+    (``jax.debug.print``) the layer of the last value it reads.
 
     ``clustering=equal-operator`` is the paper's ablation baseline (Sec. 8.3): the forward
     ops are cut into layers of equal op counts, ignoring FLOPs, bytes and user boundaries.
@@ -83,7 +85,10 @@ class LayerConstructionPass(Pass):
         boundaries = [k for k in range(len(forward) - 1) if segments[k] != segments[k + 1]]
         layers = self.layers or (len(boundaries) + 1 if any(s is not None for s in segments) else 0)
         if layers == 0:
-            diagnostics.error(main, "option 'layers' is needed: the step has no mark_pipeline_boundary segments")
+            diagnostics.error(main, "the step has no layers to pipeline: mark them with "
+                                    "alpa_mlir.mark_pipeline_boundary() between layers, or have them cut "
+                                    "automatically with option 'layers' (PipeshardParallel: "
+                                    "layer_option=AutoLayerOption(layer_num=...))")
             return
         if layers > len(forward):
             diagnostics.error(main, f"option 'layers' is {layers} but the forward pass has {len(forward)} ops")
@@ -138,10 +143,14 @@ def assign_layers(graph: StepGraph, step: TrainingStep, forward_layer: dict[int,
     _place_updates(graph, step, layer, argument_layer)
     # Ops reading nothing placed (step counters, learning rates, constants): the layer
     # of their first placed user. Stage construction copies such scalars into every
-    # stage that reads them.
+    # stage that reads them. A host callback (jax.debug.print of a loss or a gradient
+    # norm) runs where the last value it reads is computed, unless a user needs it sooner.
     for i in reversed(range(len(graph.ops))):
         if math.isnan(layer[i]):
             users = [layer[j] for j in graph.users[i] if not math.isnan(layer[j])]
+            read = [layer[j] for j in graph.inputs[i] if not math.isnan(layer[j])]
+            if is_host_callback(graph.ops[i]) and read:
+                users.append(max(read))
             layer[i] = min(users) if users else 0
     _backward_never_later(graph, step, layer)
     return [int(x) for x in layer]

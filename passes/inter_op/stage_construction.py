@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,7 +21,8 @@ from ...dialect.annotations import (
     result_shardings,
     set_value_attrs,
 )
-from ...dialect.mesh import DeviceMesh, PhysicalCluster
+from ...dialect.host_callbacks import is_host_callback
+from ...dialect.mesh import MAX_DEVICES, DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, SEGMENT_ATTR, STAGE_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...plans.device_profile import DeviceProfile, DeviceProfileError
@@ -36,6 +38,7 @@ from .submesh import cover_submeshes
 from .training_step import step_ops
 
 LOG = logging.getLogger("alpa_mlir.stage_construction")
+MAX_JOBS = 256  # planning processes; more than any host has cores
 # cost-model=profile: (planned stage module, mesh, timed runs) -> the median seconds of one
 # run on local devices; a ValueError when the mesh cannot run here (stage_costing calls it).
 StageTimer = Callable[[ir.Module, DeviceMesh, int], float]
@@ -160,6 +163,9 @@ class StageConstructionPass(Pass):
     def __post_init__(self) -> None:
         if len(self.cluster_shape) != 2 or min(self.cluster_shape, default=0) < 1:
             raise ValueError("option 'cluster-shape' must be two positive sizes: hosts, devices per host")
+        if math.prod(self.cluster_shape) > MAX_DEVICES:
+            raise ValueError(f"option 'cluster-shape' holds {math.prod(self.cluster_shape)} devices; at most "
+                             f"{MAX_DEVICES} are supported")
         if self.num_micro_batches < 1:
             raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
         if self.num_stages < 0 or (self.num_stages and self.stage_mode != "equal-layer"):
@@ -172,9 +178,9 @@ class StageConstructionPass(Pass):
                              ("inter-host-bandwidth", self.inter_host_bandwidth)):
             if not value > 0:
                 raise ValueError(f"option '{label}' must be positive")
-        if self.jobs < 1 or (self.jobs > 1 and self.cost_model == "profile"):
-            raise ValueError("option 'jobs' must be positive, and 1 with cost-model=profile (timings would "
-                             "compete for the devices)")
+        if not 1 <= self.jobs <= MAX_JOBS or (self.jobs > 1 and self.cost_model == "profile"):
+            raise ValueError(f"option 'jobs' must be between 1 and {MAX_JOBS}, and 1 with cost-model=profile "
+                             "(timings would compete for the devices)")
         if self.profile_repeats < 1:
             raise ValueError(f"option 'profile-repeats' must be positive; got {self.profile_repeats}")
         if self.max_costed_layers < 0:
@@ -399,6 +405,8 @@ def _annotate_signature(func: ir.Operation, inputs: tuple[ir.Value, ...], output
         producer = value.owner
         if MHLO_SHARDING not in producer.attributes:
             return None
+        if is_host_callback(producer):  # runs on one device, whose results every reader takes whole
+            return ir.StringAttr.get("{replicated}", func.context)
         return ir.StringAttr.get(result_shardings(producer)[ir.OpResult(value).result_number], func.context)
 
     for which, values in (("arg_attrs", inputs), ("res_attrs", outputs)):

@@ -17,6 +17,7 @@ from ...dialect.annotations import (
     module_mesh,
     num_partitions,
     result_shardings,
+    sdy_meshes,
     set_module_mesh,
 )
 from ...dialect.mesh import DeviceMesh
@@ -149,6 +150,9 @@ class AutoShardingPass(MeshOptions, Pass):
         if (self.force_data_parallel or self.force_batch_dim_to_mesh_dim >= 0) and not self.batch_args:
             raise ValueError("options 'force-data-parallel' and 'force-batch-dim-to-mesh-dim' need 'batch-args' "
                              "(the arguments whose leading dimension is the batch)")
+        if self.force_batch_dim_to_mesh_dim < -1:
+            raise ValueError(f"option 'force-batch-dim-to-mesh-dim' is a mesh axis index, or -1 for none; got "
+                             f"{self.force_batch_dim_to_mesh_dim}")
         if rank and self.force_batch_dim_to_mesh_dim >= rank:
             raise ValueError(f"option 'force-batch-dim-to-mesh-dim' is {self.force_batch_dim_to_mesh_dim} but the "
                              f"mesh has {rank} axes")
@@ -273,6 +277,11 @@ class AutoShardingPass(MeshOptions, Pass):
         return oracle
 
     def _mesh(self, module: ir.Operation) -> DeviceMesh:
+        if sdy_meshes(module):
+            # The pass reads canonical mhlo.sharding pins only; Shardy's would be ignored
+            # and contradicted by the shardings it writes.
+            raise ValueError("the module's shardings are Shardy's (sdy.mesh, sdy.sharding): run "
+                             "alpa-import-pipeline (or alpa-import-sharding) before alpa-auto-sharding")
         found = module_mesh(module, MeshOptions())
         if found is not None and found.size == 1:  # jax.jit lowers for one device: nothing to keep
             found = None

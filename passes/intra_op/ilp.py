@@ -18,6 +18,7 @@ too. ``np.inf`` marks a forbidden strategy or resharding pair.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import sys
@@ -284,27 +285,37 @@ def _run_solver(make: Callable, solver: str, opts: dict, memory_budget: float | 
                    "raise time_limit or try another solver")
 
 
+# The solver's own log: on stderr when this logger is enabled for DEBUG (``alpa-opt
+# --solver-log``, or the application's logging configuration), otherwise nowhere.
+SOLVER_LOG = logging.getLogger("alpa_mlir.solver")
+
+
 @contextlib.contextmanager
-def _stdout_to_stderr():
-    """Native solvers print banners on file descriptor 1 (HiGHS: "Running HiGHS ..."),
-    whatever their verbosity; a tool's stdout must carry only its result."""
+def _native_output(shown: bool):
+    """Native solvers print on file descriptor 1 whatever their verbosity (HiGHS's
+    banner, "Running HiGHS ...", at every construction); a tool's stdout must carry
+    only its result, so that output goes to stderr when shown and is dropped otherwise."""
     sys.stdout.flush()
     saved = os.dup(1)
+    target = os.dup(2) if shown else os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(2, 1)
+        os.dup2(target, 1)
         yield
     finally:
+        sys.stdout.flush()  # CVXPY's verbose lines, printed through sys.stdout
         os.dup2(saved, 1)
         os.close(saved)
+        os.close(target)
 
 
 def _solve(problem: cp.Problem, solver: str, opts: dict) -> None:
     try:
-        with _stdout_to_stderr(), warnings.catch_warnings():  # "may be inaccurate" after a time limit: "feasible"
+        shown = SOLVER_LOG.isEnabledFor(logging.DEBUG)
+        with _native_output(shown), warnings.catch_warnings():  # "may be inaccurate" after a time limit: "feasible"
             warnings.simplefilter("ignore", UserWarning)
             # The SciPy canonicalisation backend compiles these large, very sparse
             # constraints ~2x faster than CVXPY's default backend.
-            problem.solve(solver=solver, canon_backend=cp.SCIPY_CANON_BACKEND, **opts)
+            problem.solve(solver=solver, canon_backend=cp.SCIPY_CANON_BACKEND, verbose=shown, **opts)
     except cp.error.SolverError as err:
         raise IlpError(f"solver {solver} failed: {err}") from err
 

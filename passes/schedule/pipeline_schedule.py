@@ -14,6 +14,10 @@ from ...dialect.schedule_ops import build_instruction
 from ...plans.schedules import ScheduleError, ScheduleName, build_streams, simulate
 from ...plans.step_reader import StepError, read_step
 
+# The schedules written into the module hold O(B * stages) instructions; pipelines use
+# tens to hundreds of micro-batches (Alpa's benchmarks: up to 1024).
+MAX_MICRO_BATCHES = 1 << 14
+
 
 @register
 @dataclass(frozen=True)
@@ -65,8 +69,9 @@ class PipelineSchedulePass(Pass):
     num_micro_batches: int = field(default=1, metadata={"help": "micro-batches B per step"})
 
     def __post_init__(self) -> None:
-        if self.num_micro_batches < 1:
-            raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
+        if not 1 <= self.num_micro_batches <= MAX_MICRO_BATCHES:
+            raise ValueError(f"option 'num-micro-batches' must be between 1 and {MAX_MICRO_BATCHES}; got "
+                             f"{self.num_micro_batches}")
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         try:

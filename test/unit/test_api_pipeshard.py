@@ -19,7 +19,7 @@ import pytest
 from flax.training import train_state
 from transformers import FlaxGPT2LMHeadModel, GPT2Config
 
-from alpa_mlir import PlanError, parallelize
+from alpa_mlir import AutoShardingError, PlanError, parallelize
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
 from alpa_mlir.pipeshard import (
@@ -283,6 +283,20 @@ def test_bad_options_name_the_option():
         PipeshardParallel(stage_option=ManualStageOption((), ()))
     with pytest.raises(ValueError, match="option 'device-profile': cannot read a device profile from nowhere.json"):
         PipeshardParallel(device_profile="nowhere.json")
+
+
+def test_misused_layer_and_stage_options_are_errors_in_api_terms():
+    # A step with no boundaries under the default ManualLayerOption: the error names the API's ways out.
+    model = build(MLPConfig(sizes=(16, 32, 8), boundaries=False))
+    params, batch = model.init(jax.random.key(0), 16)
+    with pytest.raises(AutoShardingError, match=r"no layers to pipeline: mark them with alpa_mlir.mark_pipeline_boundary"
+                                        r".*layer_option=AutoLayerOption\(layer_num=...\)"):
+        parallelize(model.train_step, method=PipeshardParallel(num_micro_batches=2))(params, batch)
+    # Submeshes that ask for more devices than there are: said in devices, not in DP terms.
+    method = PipeshardParallel(stage_option=ManualStageOption((1, 1), ((1, 8), (1, 8))))
+    with pytest.raises(ValueError, match=r"ManualStageOption's submeshes \[\(1, 8\), \(1, 8\)\] hold 16 "
+                                         r"devices, but the cluster \(1x8\) has 8"):
+        parallelize(model.train_step, method=method)(params, batch)
 
 
 def test_stage_costs_assume_the_local_device_profile_unless_told_otherwise(tmp_path):

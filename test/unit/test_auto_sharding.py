@@ -68,8 +68,10 @@ def mlp_args(batch: int, hidden: int) -> tuple:
 def auto_shard(args: tuple, report: Path, options: str = "", step: Callable = mlp_step
                ) -> tuple[ir.Module, ShardingPlan]:
     module = ir.Module.parse(jax.jit(step).lower(*args).as_text(), context=alpa_mlir.dialect.make_context())
-    run_pipeline(module, provide(parse_pipeline("builtin.module(alpa-import-pipeline, alpa-auto-sharding{"
-                                                f"mesh-shape={MESH[0]},{MESH[1]} report={report} {options}}})")))
+    if "mesh-shape=" not in options:  # a preset's options name the mesh and the report already
+        options = f"mesh-shape={MESH[0]},{MESH[1]} report={report} {options}"
+    pipeline = f"builtin.module(alpa-import-pipeline, alpa-auto-sharding{{{options}}})"
+    run_pipeline(module, provide(parse_pipeline(pipeline)))
     return module, ShardingPlan.load(report)
 
 

@@ -12,7 +12,7 @@
 
 // A training step without mark_pipeline_boundary segments needs the number of layers.
 module @no_layers {
-  // expected-error@+1 {{option 'layers' is needed: the step has no mark_pipeline_boundary segments}}
+  // expected-error@+1 {{the step has no layers to pipeline: mark them with alpa_mlir.mark_pipeline_boundary() between layers, or have them cut automatically with option 'layers'}}
   func.func public @main(%arg0: tensor<16x16xf32>, %arg1: tensor<16x16xf32>, %arg2: tensor<4x16xf32>) -> (tensor<16x16xf32> {jax.result_info = "result[0]"}, tensor<16x16xf32> {jax.result_info = "result[1]"}, tensor<f32> {jax.result_info = "result[2]"}) {
     %0 = stablehlo.dot_general %arg2, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<4x16xf32>, tensor<16x16xf32>) -> tensor<4x16xf32>
     %1 = stablehlo.tanh %0 : tensor<4x16xf32>

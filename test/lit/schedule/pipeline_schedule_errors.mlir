@@ -5,7 +5,7 @@
 // INFERENCE: pipeline_schedule_errors.mlir:18:10: error: pipeline schedule: schedule=inference runs forward parts only, but @stage0_backward is a backward part: use schedule=1f1b or schedule=gpipe
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-pipeline-schedule='num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
-// OPT-MICRO: alpa-opt: error: alpa-pipeline-schedule: option 'num-micro-batches' must be positive; got 0
+// OPT-MICRO: alpa-opt: error: alpa-pipeline-schedule: option 'num-micro-batches' must be between 1 and 16384; got 0
 // RUN: not alpa-opt %s --alpa-pipeline-schedule='schedule=pipedream' 2>&1 | FileCheck %s --check-prefix=OPT-SCHEDULE
 // OPT-SCHEDULE: alpa-opt: error: option 'schedule' of alpa-pipeline-schedule must be one of gpipe, 1f1b, inference; got 'pipedream'
 
