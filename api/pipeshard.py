@@ -209,6 +209,12 @@ class PipeshardParallel:
         if len(shape) != 2 or min(shape) < 1 or math.prod(shape) != len(devices):
             raise ValueError(f"PipeshardParallel option 'cluster_shape' {list(shape)} must be (hosts, devices per "
                              f"host) covering the {len(devices)} devices")
+        stage = self.stage_option
+        if isinstance(stage, ManualStageOption) and sum(h * d for h, d in stage.submeshes) != len(devices):
+            raise ValueError(f"PipeshardParallel: ManualStageOption's submeshes {[tuple(m) for m in stage.submeshes]} "
+                             f"hold {sum(h * d for h, d in stage.submeshes)} devices, but the cluster "
+                             f"({shape[0]}x{shape[1]}) has {len(devices)}; the stages' submeshes must use every "
+                             "device once")
         return shape
 
     def passes(self, hosts: int, per_host: int, on_plan: Callable[[PipelinePlan], None] | None = None,
