@@ -1,7 +1,8 @@
 """A plan saved with the annotated module it was made for, so a later run skips the search.
 
-The file is the plan's own JSON (``ShardingPlan.to_json``) with one more entry,
-``saved_module``: the annotated StableHLO text and the function it came from. So
+The file is the plan's own JSON (``ShardingPlan.to_json``; without its per-op entries
+unless saved with ``details=True``: the module carries every op's sharding) with one more
+entry, ``saved_module``: the annotated StableHLO text and the function it came from. So
 ``ShardingPlan.load`` reads any saved plan, and a plan written by ``plan.save`` alone
 (without a module) still loads here, as a plan that fixes only the shardings of the
 arguments and results. ``PipeshardParallel``'s plans are saved as :class:`SavedPipeline`:
@@ -19,11 +20,13 @@ from pathlib import Path
 
 from jax._src.lib.mlir import ir
 
-from .dialect.annotations import value_types
+from .dialect.annotations import get_value_attrs, value_types
+from .plans.json_files import json_text
 from .plans.pipeline_plan import PipelinePlan, PipelinePlanError
 from .plans.sharding_plan import PlanError, ShardingPlan
 
 SAVED_MODULE_KEY = "saved_module"
+RESULT_INFO = "jax.result_info"  # what JAX names a result of @main with
 SAVED_MODULE_VERSION = 1
 
 
@@ -35,8 +38,12 @@ class SavedPlan:
     module_text: str | None = None  # annotated StableHLO (alpa-auto-sharding's output)
     function: str = ""  # the Python function the plan was made for, for messages
 
-    def to_json(self) -> dict:
-        data = self.plan.to_json()
+    def __str__(self) -> str:
+        return self.plan.summary() + _module_line(self.module_text, self.function)
+
+    def to_json(self, details: bool = False) -> dict:
+        """The plan's JSON (its per-op entries only with ``details``) and the module's."""
+        data = self.plan.to_json(details)
         if self.module_text is not None:
             data[SAVED_MODULE_KEY] = {"version": SAVED_MODULE_VERSION, "function": self.function,
                                       "module": self.module_text}
@@ -54,12 +61,22 @@ class SavedPlan:
                             "with the module text")
         return cls(plan, saved["module"], str(saved.get("function", "")))
 
-    def save(self, path: str | os.PathLike) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+    def save(self, path: str | os.PathLike, details: bool = False) -> None:
+        """Write the plan and its module; the plan's per-op entries (strategies, predicted
+        collectives, source locations: most of the bytes) only with ``details``. Loading
+        needs none of them: the module carries every op's sharding."""
+        Path(path).write_text(json_text(self.to_json(details)))
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> SavedPlan:
         return cls.from_json(_read_object(path))
+
+
+def _module_line(module_text: str | None, function: str) -> str:
+    if module_text is None:
+        return "\nno module: loading it fixes the arguments' and results' shardings, and plans the rest again"
+    lines = module_text.count("\n") + 1
+    return f"\nsaved {'for ' + function + ' ' if function else ''}with its annotated module ({lines} lines)"
 
 
 def _read_object(path: str | os.PathLike) -> dict:
@@ -84,6 +101,9 @@ class SavedPipeline:
     plan: PipelinePlan
     module_text: str
     function: str = ""  # the Python function it was compiled for, for messages
+
+    def __str__(self) -> str:
+        return self.plan.summary() + _module_line(self.module_text, self.function)
 
     def save(self, path: str | os.PathLike) -> None:
         entry = {"version": SAVED_MODULE_VERSION, "function": self.function, "module": self.module_text,
@@ -116,10 +136,7 @@ def load_plan(path: str | os.PathLike) -> SavedPlan | SavedPipeline:
 def main_signature(module: ir.Module) -> tuple[list[tuple[tuple[int, ...] | None, str]],
                                                 list[tuple[tuple[int, ...] | None, str]]]:
     """(shape, element type) of every argument and result of ``@main``, as the plan records them."""
-    main = next((op.operation for op in module.body.operations if op.operation.name == "func.func"
-                 and ir.StringAttr(op.attributes["sym_name"]).value == "main"), None)
-    if main is None:
-        raise PlanError("the module has no func.func @main")
+    main = _main(module)
 
     def described(t: ir.Type) -> tuple[tuple[int, ...] | None, str]:
         if isinstance(t, ir.ShapedType):
@@ -128,6 +145,25 @@ def main_signature(module: ir.Module) -> tuple[list[tuple[tuple[int, ...] | None
 
     return ([described(t) for t in value_types(main, "arg_attrs")],
             [described(t) for t in value_types(main, "res_attrs")])
+
+
+def value_names(module: ir.Module) -> tuple[list[str], list[str]]:
+    """The pytree paths JAX gave the arguments and results of ``@main`` (``params['w1']``,
+    ``result[0]``): the arguments' name locations and the results' ``jax.result_info``; "" where
+    there is none (a module not lowered by JAX, or printed without debug information)."""
+    main = _main(module)
+    # A name location (``loc("params['w1']")``) has a name; file and unknown locations have none.
+    arguments = [str(getattr(a.location, "name_str", "")) for a in main.regions[0].blocks[0].arguments]
+    results = [attrs.get(RESULT_INFO) for attrs in get_value_attrs(main, "res_attrs")]
+    return arguments, [ir.StringAttr(info).value if info is not None else "" for info in results]
+
+
+def _main(module: ir.Module) -> ir.Operation:
+    main = next((op.operation for op in module.body.operations if op.operation.name == "func.func"
+                 and ir.StringAttr(op.attributes["sym_name"]).value == "main"), None)
+    if main is None:
+        raise PlanError("the module has no func.func @main")
+    return main
 
 
 def check_fits(plan: ShardingPlan, module: ir.Module, names: Sequence[str], result_names: Sequence[str],

@@ -26,6 +26,17 @@ from .mesh import MAX_DEVICES, DeviceMesh
 from .text import split_top_level
 
 
+def split_bytes(counts: tuple[int, ...] | list[int], shape: tuple[int, ...], itemsize: int) -> float:
+    """Bytes of one piece of a tensor of ``shape`` cut into ``counts[d]`` pieces along each
+    dimension ``d`` (the last piece of an uneven cut is padded, as XLA pads it)."""
+    return float(math.prod(math.ceil(size / k) for size, k in zip(shape, counts)) * itemsize)
+
+
+def tile_bytes(spec: ShardingSpec, shape: tuple[int, ...], itemsize: int, mesh: DeviceMesh) -> float:
+    """Bytes of one device's tile of a tensor of ``shape`` sharded as ``spec``."""
+    return split_bytes(spec.tile_shape(mesh), shape, itemsize)
+
+
 class ShardingError(ValueError):
     """A sharding that cannot be parsed or expressed; the message names it."""
 

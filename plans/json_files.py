@@ -52,3 +52,16 @@ class VersionedFile(abc.ABC):
     @abc.abstractmethod
     def _from_data(cls, data: dict[str, Any], where: str) -> Any:
         """The object from the version-checked JSON object; ``cls.ERROR`` where it is malformed."""
+
+
+def json_text(data: dict[str, Any]) -> str:
+    """``data`` as JSON a reader can scan: one line per top-level entry, and one line per
+    element of a list of objects (a plan's arguments, results, ops), so a plan diffs line by line."""
+    entries = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            items = ",\n".join("  " + json.dumps(v) for v in value)
+            entries.append(f" {json.dumps(key)}: [\n{items}\n ]")
+        else:
+            entries.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(entries) + "\n}\n"

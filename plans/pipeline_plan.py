@@ -17,7 +17,9 @@ import os
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .drawing import pyplot
 from .json_files import VersionedFile
+from .plan_summary import pipeline_summary
 from .schedules import SCHEDULES, ScheduleName, dependencies, stage_orders
 
 FORWARD_SHARE = 1 / 3  # of a stage's forward + backward latency (drawing only)
@@ -68,6 +70,14 @@ class PipelinePlan(VersionedFile):
         except (KeyError, TypeError, ValueError) as error:
             raise PipelinePlanError(f"{where}: malformed pipeline plan ({error!r})") from None
 
+    def summary(self) -> str:
+        """The stages (layers, submesh, logical mesh, devices, latency, memory per device) and the
+        predicted step, as text."""
+        return pipeline_summary(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
     def timeline(self) -> list[tuple[int, int, str, float, float]]:
         """(stage, micro-batch, "forward" | "backward", start, end) of one step under the plan's
         schedule: each stage takes its tasks in the schedule's order, each when its inputs are ready."""
@@ -94,12 +104,7 @@ class PipelinePlan(VersionedFile):
 
     def draw(self, path: str | os.PathLike) -> None:
         """Write a PNG: the stages on the device grid, and the predicted timeline (needs matplotlib)."""
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise PipelinePlanError("drawing a pipeline plan needs matplotlib: pip install matplotlib") from None
+        plt = pyplot(PipelinePlanError, "a pipeline plan")
         hosts, per_host = self.cluster
         colours = plt.get_cmap("tab10")
         figure, (grid, timeline) = plt.subplots(1, 2, figsize=(12, 1.2 + 0.5 * max(hosts, len(self.stages))),

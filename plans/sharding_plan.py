@@ -1,21 +1,31 @@
 """The intra-op plan as data: what ``alpa-auto-sharding`` decided, saved as JSON.
 
 The plan records the mesh, the sharding of every argument and result (with the
-shapes and dtypes it was searched for, so loading it against other shapes fails),
-per op the chosen algorithm with its predicted communication, and the solver's
-statistics. The pass writes it with its ``report`` option; the JAX API keeps it next
-to the annotated module.
+shapes and dtypes it was searched for, so loading it against other shapes fails, and
+their names when the JAX API made it: ``params['w1']``), per op the chosen algorithm
+with its predicted communication, and the solver's statistics. The pass writes it with
+its ``report`` option; the JAX API keeps it next to the annotated module.
+
+Per-op entries are most of a plan's JSON (every op of a training step, with its source
+location), and re-applying a plan needs none of them: ``to_json(details=False)`` leaves
+them out, keeping what they predict summed per collective (:class:`CollectiveTotal`),
+and :meth:`ShardingPlan.from_json` reads both forms. ``print(plan)`` gives the summary
+of :mod:`.plan_summary`; :meth:`ShardingPlan.draw` the picture of :mod:`.drawing`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import os
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingSpec
+from .drawing import draw_shardings, pyplot
+from .plan_summary import sharding_summary
 
 CollectiveKind = Literal["all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute"]
 
@@ -35,6 +45,28 @@ class Collective:
     cost: float
 
 
+@dataclass(frozen=True, slots=True)
+class CollectiveTotal:
+    """The predicted collectives of one kind over one set of mesh axes, summed over a plan's ops."""
+
+    kind: CollectiveKind
+    mesh_axes: tuple[int, ...]
+    count: int
+    bytes: float
+    cost: float
+
+
+def collective_totals(collectives: Iterable[Collective]) -> tuple[CollectiveTotal, ...]:
+    """``collectives`` summed per (kind, mesh axes), in order of first appearance."""
+    totals: dict[tuple[str, tuple[int, ...]], list[float]] = {}
+    for c in collectives:
+        entry = totals.setdefault((c.kind, c.mesh_axes), [0, 0.0, 0.0])
+        entry[0] += 1
+        entry[1] += c.bytes
+        entry[2] += c.cost
+    return tuple(CollectiveTotal(kind, axes, int(n), b, cost) for (kind, axes), (n, b, cost) in totals.items())
+
+
 PLAN_VERSION = 1
 
 
@@ -50,6 +82,7 @@ class ValuePlan:
     dtype: str
     spec: ShardingSpec | None
     sharding: str  # mhlo.sharding text on the plan's mesh
+    name: str = ""  # its pytree path (``params['w1']``, ``result[0]``) when the JAX API made the plan
 
 
 @dataclass(frozen=True)
@@ -74,30 +107,73 @@ class ShardingPlan:
     objective: float = 0.0
     # (argument, result) pairs that keep one sharding: donated buffers and training state.
     tied: tuple[tuple[int, int], ...] = ()
+    # What the ops predict, summed per collective, and how many there were: derived from
+    # ``ops`` when it has any, read from the JSON of a compact plan (which has none).
+    communication: tuple[CollectiveTotal, ...] = ()
+    num_ops: int = 0
+
+    def __post_init__(self) -> None:
+        if self.ops:
+            object.__setattr__(self, "communication", collective_totals(self.predicted_collectives()))
+            object.__setattr__(self, "num_ops", len(self.ops))
 
     def predicted_collectives(self) -> list[Collective]:
-        """Every collective the plan predicts: algorithms' own and reshardings'."""
+        """Every collective the plan predicts: algorithms' own and reshardings' (none in a compact plan)."""
         return [c for op in self.ops for c in op.communication] + \
                [c for op in self.ops for _, c in op.resharding]
 
+    def compact(self) -> ShardingPlan:
+        """The plan without its per-op entries (what ``to_json(details=False)`` keeps)."""
+        return replace(self, ops=())
+
+    def with_names(self, arguments: Iterable[str], results: Iterable[str]) -> ShardingPlan:
+        """The plan with its arguments and results named (pytree paths), in order."""
+        def named(values: tuple[ValuePlan, ...], names: Iterable[str]) -> tuple[ValuePlan, ...]:
+            given = list(names)
+            return tuple(replace(v, name=given[i]) if i < len(given) else v for i, v in enumerate(values))
+
+        return replace(self, arguments=named(self.arguments, arguments), results=named(self.results, results))
+
+    # ------------------------------------------------------------------ reading
+
+    def summary(self) -> str:
+        """Mesh; per argument its name, shape, dtype, sharding and bytes per device; totals;
+        the predicted communication; the solver's statistics."""
+        return sharding_summary(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def draw(self, path: str | os.PathLike | None = None, results: bool = False) -> Any:
+        """A picture of the arguments' shardings (the results' too with ``results``), in the spirit
+        of the paper's Fig. 10: per tensor, which dimension is split over which mesh axis and
+        which devices hold which tile (grey: replicated). Written as PNG to ``path`` when given;
+        returns the matplotlib figure. Needs matplotlib (the ``plot`` extra)."""
+        return draw_shardings(pyplot(PlanError, "a sharding plan"), self, path, results)
+
     # ------------------------------------------------------------------ JSON
 
-    def to_json(self) -> dict:
+    def to_json(self, details: bool = True) -> dict:
+        """The plan as a JSON object; without ``details``, the per-op entries become their
+        ``communication`` totals and ``num_ops`` (a few hundred bytes instead of megabytes)."""
         mesh = self.mesh
-        return {
+        data = {
             "version": PLAN_VERSION,
             "mesh": {"shape": list(mesh.shape), "axes": list(mesh.axis_names),
                      "device_ids": list(mesh.device_ids), "alpha": list(mesh.alpha), "beta": list(mesh.beta)},
             "arguments": [_value_json(v) for v in self.arguments],
             "results": [_value_json(v) for v in self.results],
-            "ops": [{"op": o.op, "location": o.location, "strategy": o.strategy, "results": list(o.results),
-                     "communication": [asdict(c) for c in o.communication],
-                     "resharding": [{"operand": k, **asdict(c)} for k, c in o.resharding]}
-                    for o in self.ops],
-            "solver": self.solver,
-            "objective": self.objective,
-            "tied": [list(pair) for pair in self.tied],
         }
+        if details and self.ops:
+            data["ops"] = [{"op": o.op, "location": o.location, "strategy": o.strategy, "results": list(o.results),
+                            "communication": [asdict(c) for c in o.communication],
+                            "resharding": [{"operand": k, **asdict(c)} for k, c in o.resharding]}
+                           for o in self.ops]
+        else:
+            data["num_ops"] = self.num_ops
+            data["communication"] = [asdict(t) for t in self.communication]
+        data.update(solver=self.solver, objective=self.objective, tied=[list(pair) for pair in self.tied])
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> ShardingPlan:
@@ -113,16 +189,22 @@ class ShardingPlan:
                 ops=tuple(OpPlan(o["op"], o["location"], o["strategy"], tuple(o["results"]),
                                  tuple(_collective(c) for c in o["communication"]),
                                  tuple((c["operand"], _collective(c)) for c in o["resharding"]))
-                          for o in data["ops"]),
+                          for o in data.get("ops", ())),
                 solver=dict(data.get("solver", {})),
                 objective=float(data.get("objective", 0.0)),
                 tied=tuple((int(a), int(r)) for a, r in data.get("tied", ())),
+                communication=tuple(CollectiveTotal(t["kind"], tuple(t["mesh_axes"]), int(t["count"]),
+                                                    float(t["bytes"]), float(t["cost"]))
+                                    for t in data.get("communication", ())),
+                num_ops=int(data.get("num_ops", 0)),
             )
-        except (KeyError, TypeError) as error:
+        except (KeyError, TypeError, ValueError) as error:
             raise PlanError(f"malformed plan: missing or wrong entry {error}") from None
 
-    def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+    def save(self, path: str | Path, details: bool = True) -> None:
+        """Write the plan as JSON, with its per-op entries unless ``details`` is false (the
+        ``report`` of ``alpa-auto-sharding`` keeps them: they are what it reports)."""
+        Path(path).write_text(json.dumps(self.to_json(details), indent=1) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> ShardingPlan:
@@ -133,7 +215,8 @@ class ShardingPlan:
 
 
 def _value_json(value: ValuePlan) -> dict:
-    return {"shape": list(value.shape) if value.shape is not None else None, "dtype": value.dtype,
+    named = {"name": value.name} if value.name else {}
+    return {**named, "shape": list(value.shape) if value.shape is not None else None, "dtype": value.dtype,
             "spec": [list(d) for d in value.spec.dims] if value.spec is not None else None,
             "sharding": value.sharding}
 
@@ -141,7 +224,8 @@ def _value_json(value: ValuePlan) -> dict:
 def _value_from_json(data: dict) -> ValuePlan:
     spec = data["spec"]
     return ValuePlan(tuple(data["shape"]) if data["shape"] is not None else None, data["dtype"],
-                     ShardingSpec(tuple(tuple(d) for d in spec)) if spec is not None else None, data["sharding"])
+                     ShardingSpec(tuple(tuple(d) for d in spec)) if spec is not None else None, data["sharding"],
+                     str(data.get("name", "")))
 
 
 def _collective(data: dict) -> Collective:

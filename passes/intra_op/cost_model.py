@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
 
 from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec
+from ...dialect.sharding import ShardingSpec, split_bytes, tile_bytes
 from ...plans.sharding_plan import Collective, CollectiveKind
 
 _VOLUME = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0, "all-to-all": 1.0,
@@ -46,16 +45,6 @@ def collective(kind: CollectiveKind, nbytes: float, axes: tuple[int, ...], mesh:
     beta = max(mesh.beta[a] for a in links)
     ring = 1.0 if kind == "collective-permute" else (n - 1) / n
     return Collective(kind, axes, nbytes, alpha + beta * _VOLUME[kind] * ring * nbytes)
-
-
-def tile_bytes(spec: ShardingSpec, shape: tuple[int, ...], itemsize: int, mesh: DeviceMesh) -> float:
-    """Bytes of one device's tile of a tensor of ``shape`` sharded as ``spec``."""
-    return _tile(spec.tile_shape(mesh), shape, itemsize)
-
-
-def _tile(counts: Sequence[int], shape: tuple[int, ...], itemsize: int) -> float:
-    """Bytes of a tile of ``shape`` cut into ``counts[d]`` pieces along each dimension ``d``."""
-    return float(math.prod(math.ceil(size / k) for size, k in zip(shape, counts)) * itemsize)
 
 
 # Pure in its arguments, and asked the same pairs by every candidate the stage search plans.
@@ -147,5 +136,5 @@ def _gathers_to(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], it
             counts[dim] = kept
             lost = tuple(sorted(a for a in src.dims[dim] if a not in dst.dims[dim] and mesh.shape[a] > 1))
             axes = lost if math.prod(mesh.shape[a] for a in lost) == group else ()
-            result.append(collective("all-gather", _tile(counts, shape, itemsize), axes, mesh, group=group))
+            result.append(collective("all-gather", split_bytes(counts, shape, itemsize), axes, mesh, group=group))
     return tuple(result)

@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 from cvxpy.reductions.solvers.defines import MI_SOLVERS
 
+from ...plans.plan_summary import byte_text
 from .ilp_graph import (
     CostGraph,
     Edges,
@@ -322,13 +323,8 @@ def _solve(problem: cp.Problem, solver: str, opts: dict) -> None:
 
 def _memory_message(budget: float, need: np.ndarray) -> str:
     point = int(np.argmax(need))
-    return (f"no sharding plan fits the memory budget of {_human_bytes(budget)} per device: program point "
-            f"{point} needs at least {_human_bytes(float(need[point]))} (lower bound: its live results with their "
+    return (f"no sharding plan fits the memory budget of {byte_text(budget)} per device: program point "
+            f"{point} needs at least {byte_text(float(need[point]))} (lower bound: its live results with their "
             "smallest strategies); raise the budget or use more devices")
 
 
-def _human_bytes(n: float) -> str:
-    unit = 0
-    while abs(n) >= 1024 and unit < 4:
-        n, unit = n / 1024, unit + 1
-    return f"{n:.2f} {('B', 'KiB', 'MiB', 'GiB', 'TiB')[unit]}"

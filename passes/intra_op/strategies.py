@@ -39,9 +39,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec
+from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.sharding_plan import Collective
-from .cost_model import collective, tile_bytes
+from .cost_model import collective
 from .strategy import IterationSpace, Strategy
 
 Shape = tuple[int, ...]

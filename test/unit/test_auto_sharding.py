@@ -314,10 +314,10 @@ def test_impossible_budget_fails_with_the_lower_bound(tmp_path) -> None:
     with pytest.raises(ir.MLIRError) as caught:
         auto_shard(mlp_args(**BUDGET), tmp_path / "plan.json", "memory-budget=1e6")
     message = str(caught.value)
-    assert "no sharding plan fits the memory budget of 976.56 KiB per device" in message
+    assert "no sharding plan fits the memory budget of 976.6 KiB per device" in message
     needed = re.search(r"needs at least ([\d.]+) MiB", message)
     assert needed, message
-    # Two decimals of MiB; the bound is LOWER_BOUND plus a few bytes of scalars.
+    # Four significant digits of MiB; the bound is LOWER_BOUND plus a few bytes of scalars.
     assert float(needed.group(1)) == pytest.approx(LOWER_BOUND / 2**20, abs=0.006)
     assert not (tmp_path / "plan.json").exists()
 

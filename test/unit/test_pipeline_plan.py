@@ -56,6 +56,25 @@ def test_draw_writes_a_png(tmp_path) -> None:
     assert (tmp_path / "plan.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.parametrize("schedule, peaks", [("1f1b", ["1.75 KiB", "1.5 KiB", "1.25 KiB"]),
+                                              ("gpipe", ["2 KiB", "2 KiB", "2 KiB"])])
+def test_the_summary_has_every_stage(schedule, peaks) -> None:
+    # Eq. 5: 1 KiB of parameters and 256 B of activations per micro-batch; under 1F1B stage s of
+    # 3 holds the activations of 3 - s micro-batches, under GPipe of all 4.
+    found = dataclasses.replace(plan([1.0, 2.0, 0.003], 4), schedule=schedule)
+    lines = str(found).splitlines()
+    assert lines[0] == f"PipelinePlan: 3 stages on 1 x 6 devices (hosts x devices per host), {schedule}, " \
+                       "4 micro-batches"
+    assert lines[1] == f"predicted step latency (Eq. 2): {found.latency:.3g} s; slowest stage 2 s"
+    rows = [line.split() for line in lines[3:6]]
+    assert [r[:5] for r in rows] == [["0", "[0,1)", "1x2", "1x2", "0,1"], ["1", "[1,2)", "1x2", "1x2", "2,3"],
+                                     ["2", "[2,3)", "1x2", "1x2", "4,5"]]
+    assert [" ".join(r[5:7]) for r in rows] == ["1 s", "2 s", "3 ms"]
+    assert [" ".join(r[7:11]) for r in rows] == ["1 KiB 256 B"] * 3
+    assert [" ".join(r[11:]) for r in rows] == peaks
+    assert lines[-1] == "search: intra_op_plans 3"
+
+
 def test_unreadable_plans_say_why(tmp_path) -> None:
     path = tmp_path / "plan.json"
     with pytest.raises(PipelinePlanError, match="cannot read a pipeline plan"):

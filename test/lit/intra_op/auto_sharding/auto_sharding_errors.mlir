@@ -90,7 +90,7 @@ module @no_public_main attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
 
 // At the negate the argument and its result, each split four ways, need 128 KiB per device.
 module @infeasible_memory_budget attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
-  // expected-error@+1 {{auto-sharding: no sharding plan fits the memory budget of 4.00 KiB per device: program point 0 needs at least 128.00 KiB (lower bound: its live results with their smallest strategies); raise the budget or use more devices}}
+  // expected-error@+1 {{auto-sharding: no sharding plan fits the memory budget of 4 KiB per device: program point 0 needs at least 128 KiB (lower bound: its live results with their smallest strategies); raise the budget or use more devices}}
   func.func @main(%arg0: tensor<256x256xf32>) -> tensor<256x256xf32> {
     %0 = stablehlo.negate %arg0 : tensor<256x256xf32>
     return %0 : tensor<256x256xf32>
@@ -124,6 +124,28 @@ module @pinned_op_maximal attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
   func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
     // expected-error@+1 {{stablehlo.negate: pinned sharding: sharding '{maximal device=1}' places the value on one device; a mesh sharding spec cannot express it}}
     %0 = stablehlo.negate %arg0 {mhlo.sharding = "{maximal device=1}"} : tensor<8x8xf32>
+    return %0 : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// A host callback placed on a device the mesh does not have.
+module @host_callback_off_mesh attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
+  func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    // expected-error@+1 {{the host callback runs on device 7, but the mesh has 4 devices; place it on one of 0..3}}
+    stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {has_side_effect = true, mhlo.sharding = "{maximal device=7}"} : (tensor<8x8xf32>) -> ()
+    return %arg0 : tensor<8x8xf32>
+  }
+}
+
+// -----
+
+// A host callback runs once, on one device, never split.
+module @host_callback_split attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
+  func.func @main(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {
+    // expected-error@+1 {{a host callback runs once, on one device, but its sharding is '{devices=[2,2]<=[4]}'}}
+    %0 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {has_side_effect = true, mhlo.sharding = "{devices=[2,2]<=[4]}"} : (tensor<8x8xf32>) -> tensor<8x8xf32>
     return %0 : tensor<8x8xf32>
   }
 }
