@@ -8,6 +8,11 @@ so the same module runs on any submesh of the same shape (devices 4..7 as well a
 0..3). Input and output shardings come back as ``jax.sharding.NamedSharding`` over
 ``mesh.to_jax_mesh()``.
 
+Host callbacks (``jax.debug.print``, ``io_callback``, ...): the module's callback custom
+calls name their Python callable by position (``mhlo.backend_config = {index = k}``) in
+the list JAX made when it lowered the function; :func:`compile_module` takes that list
+(``host_callbacks``) and the executable holds it, so the callables live as long as it.
+
 Donation: JAX marks a donated argument with ``tf.aliasing_output = k`` (when output
 ``k`` can reuse its buffer) or ``jax.buffer_donor = true``. XLA turns them into the
 module's ``input_output_alias`` and ``buffer_donor``, and PJRT then consumes those
@@ -17,7 +22,7 @@ input buffers at execution: the caller's arrays are deleted, as under ``jax.jit`
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +33,8 @@ from jax._src.lib.mlir import ir
 from jax._src.sharding_impls import GSPMDSharding
 from jax.sharding import NamedSharding
 
-from ..dialect.context import make_context
+from ..dialect.context import make_context, walk
+from ..dialect.host_callbacks import callback_index, is_host_callback
 from ..dialect.jax_interop import aval_of, spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
 from ..dialect.pass_registry import Diagnostics
@@ -59,6 +65,7 @@ class ModuleSignature:
     num_partitions: int | None
     num_replicas: int | None
     uses_shardy: bool
+    host_callbacks: int = 0  # how many Python callables the module's host callbacks index (highest + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +80,7 @@ class SpmdExecutable:
     input_shardings: tuple[JaxSharding, ...]
     output_shardings: tuple[JaxSharding, ...]
     hlo_text: str  # the partitioned HLO module
+    host_callbacks: tuple[Callable[..., Any], ...] = ()  # what its callback custom calls call; kept alive here
 
     @property
     def in_avals(self) -> tuple[jax.ShapeDtypeStruct, ...]:
@@ -123,9 +131,11 @@ def read_signature(module: ir.Module) -> ModuleSignature:
         if BUFFER_DONOR in attrs and ir.BoolAttr(attrs[BUFFER_DONOR]).value:
             donated[i] = True
     module_attrs = module.operation.attributes
+    indices = [callback_index(op) for op in walk(module.operation) if is_host_callback(op)]
     return ModuleSignature(in_avals, out_avals, tuple(aliases), tuple(donated),
                            _int_attr(module_attrs, "mhlo.num_partitions"),
-                           _int_attr(module_attrs, "mhlo.num_replicas"), uses_shardy)
+                           _int_attr(module_attrs, "mhlo.num_replicas"), uses_shardy,
+                           max((i + 1 for i in indices if i is not None), default=0))
 
 
 def _load(module: ir.Module | str) -> tuple[bytes, ModuleSignature]:
@@ -198,8 +208,8 @@ def _jax_sharding(op_sharding: Any, aval: jax.ShapeDtypeStruct, mesh: DeviceMesh
     return NamedSharding(jax_mesh, spec_to_partition_spec(spec, mesh))
 
 
-def compile_module(module: ir.Module | str, mesh: DeviceMesh,
-                   devices: Sequence[jax.Device] | None = None) -> SpmdExecutable:
+def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[jax.Device] | None = None,
+                   host_callbacks: Sequence[Callable[..., Any]] = ()) -> SpmdExecutable:
     """Partition and compile ``module`` for ``mesh``.
 
     Args:
@@ -207,10 +217,13 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh,
         as an ``ir.Module`` (any context) or text. Its entry function is ``@main``.
       mesh: the device mesh; partition ``p`` runs on device ``mesh.device_ids[p]``.
       devices: the JAX devices to pick the mesh's devices from (``jax.devices()``).
+      host_callbacks: the Python callables of the module's host callbacks, in the order
+        JAX lowered them (``lowered._lowering.compile_args["host_callbacks"]``).
 
     Raises:
       LoweringError: the mesh needs devices that are not available, the module was
-        annotated for another number of partitions, or XLA rejects the module.
+        annotated for another number of partitions, its host callbacks name callables
+        that were not given, or XLA rejects the module.
     """
     bytecode, signature = _load(module)
     if signature.num_partitions is not None and signature.num_partitions != mesh.size:
@@ -222,10 +235,14 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh,
     if signature.num_replicas not in (None, 1):
         raise LoweringError(f"module has mhlo.num_replicas = {signature.num_replicas}; alpa compiles one "
                             "replica with one partition per mesh device, so set it to 1")
+    if signature.host_callbacks > len(host_callbacks):
+        raise LoweringError(f"the module's host callbacks (jax.debug.print, io_callback, ...) call Python callable "
+                            f"#{signature.host_callbacks - 1} but {len(host_callbacks)} were given; pass "
+                            "host_callbacks= the callables JAX lowered the function with")
     placed = mesh_devices(mesh, devices)
     options = compile_options(mesh, signature.uses_shardy)
     try:
-        executable = placed[0].client.compile_and_load(bytecode, xc.DeviceList(placed), options)
+        executable = _compile(bytecode, placed, options, tuple(host_callbacks))
     except Exception as error:  # jaxlib raises JaxRuntimeError, which is not importable by a stable name
         hint = ""
         if ">= num_devices" in str(error):
@@ -242,4 +259,16 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh,
                           for s, a in zip(executable.get_output_shardings() or [None] * len(signature.out_avals),
                                           signature.out_avals))
     return SpmdExecutable(executable, mesh, jax_mesh, placed, signature, in_shardings, out_shardings,
-                          executable.hlo_modules()[0].to_string())
+                          executable.hlo_modules()[0].to_string(), tuple(host_callbacks))
+
+
+def _compile(bytecode: bytes, placed: tuple[jax.Device, ...], options: xc.CompileOptions,
+             host_callbacks: tuple[Callable[..., Any], ...]) -> Any:
+    """XLA's loaded executable; jaxlib takes host callbacks only with a module object."""
+    client = placed[0].client
+    if not host_callbacks:
+        return client.compile_and_load(bytecode, xc.DeviceList(placed), options)
+    with make_context():
+        module = ir.Module.parse(bytecode)
+        return client.compile_and_load(module, executable_devices=xc.DeviceList(placed), compile_options=options,
+                                       host_callbacks=list(host_callbacks))

@@ -11,6 +11,10 @@ already had its compiled sharding and XLA aliased it to an output
 PJRT consumed its buffers; otherwise this class deletes it, so the memory the caller
 gave up is freed either way. (``jax.jit`` instead keeps arrays it could not donate
 and warns.)
+
+Host callbacks (``jax.debug.print`` and the like in the module): as under ``jax.jit``, the
+call hands JAX the execution's runtime token, so ``jax.effects_barrier()`` waits until
+every callback of the step has run.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 import jax
 import numpy as np
+from jax._src import dispatch
 
 from ..lowering.spmd import SpmdExecutable
 
@@ -86,7 +91,14 @@ class MeshExecutable:
             raise TypeError(f"expected {len(self.in_avals)} positional arguments, got {len(flat_args)}")
         self._check_donation_aliasing(flat_args)
         placed = [self._place(i, arg) for i, arg in enumerate(flat_args)]
-        results = self.compiled.executable.execute_sharded(placed)
+        executable = self.compiled.executable
+        if self.compiled.host_callbacks:
+            results = executable.execute_sharded(placed, with_tokens=True)
+            token = results.consume_token()
+            for i, device in enumerate(executable.local_devices()):  # what jax.jit's executables do
+                dispatch.runtime_tokens.set_output_runtime_token(device, token.get_token(i))
+        else:
+            results = executable.execute_sharded(placed)
         shards = results.disassemble_into_single_device_arrays()
         outputs = [jax.make_array_from_single_device_arrays(aval.shape, sharding, per_device)
                    for aval, sharding, per_device in zip(self.out_avals, self.output_shardings, shards)]

@@ -138,11 +138,13 @@ class PipeshardExecutable:
         apply part that reads one last writes its update into its buffer
         (``schedules.reusable_arguments``), so a step's peak memory holds one copy of
         the parameters and optimizer state, not two.
+      host_callbacks: the Python callables the stage parts' host callbacks (``jax.debug.print``,
+        ``io_callback``) index, as JAX lowered the step (``compile_module``'s).
     """
 
     def __init__(self, module: ir.Module, num_micro_batches: int, batch_args: Sequence[int],
                  devices: Sequence[jax.Device] | None = None, instruction_timeout: float | None = None,
-                 donated_args: Sequence[int] = ()) -> None:
+                 donated_args: Sequence[int] = (), host_callbacks: Sequence[Callable] = ()) -> None:
         self.devices = tuple(devices if devices is not None else jax.devices())
         self.num_micro_batches = num_micro_batches
         self.batch_args = frozenset(batch_args)
@@ -179,7 +181,7 @@ class PipeshardExecutable:
             if self.holds(call.stage):  # a process compiles only what it runs
                 text, mesh = stage_module(module, call.callee, donors.get(call.callee, ()))
                 self.executables[call.callee] = MeshExecutable(compile_module(text, self._devices_of(mesh),
-                                                                              self.devices))
+                                                                              self.devices, host_callbacks))
         self._programs: dict[str, CrossMeshTransfer] = {}
         position = {p: d.id for p, d in enumerate(self.devices)}
         self.transfers = {t: self._transfer(_plan_on_devices(spec.plan, position), self._devices_of(spec.src_mesh),

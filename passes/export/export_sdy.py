@@ -109,14 +109,14 @@ class _Exporter:
             raise ShardingError(f"sharding '{text}' is a tuple but the value is a single tensor")
         return self._one(parsed, text, value_type)
 
-    def _one(self, parsed, text: str, value_type: ir.Type) -> ir.Attribute:
-        rank = rank_of(value_type)
-        if rank is None:
-            raise ShardingError(f"sharding '{text}' is on a non-tensor value, which sdy cannot annotate")
-        if isinstance(parsed, Maximal):
+    def _one(self, parsed, text: str, value_type: ir.Type | None) -> ir.Attribute:
+        if isinstance(parsed, Maximal):  # of any value (a token too), or of an op with no results
             self.maximal_devices.add(parsed.device)
             # Shardy's maximal shardings have no dimension entries.
             return sdy.TensorShardingAttr.get(f"maximal_mesh_{parsed.device}", [])
+        rank = rank_of(value_type)
+        if rank is None:
+            raise ShardingError(f"sharding '{text}' is on a non-tensor value, which sdy cannot annotate")
         if self.mesh is None:
             raise ShardingError(f"sharding '{text}' needs a device mesh: pass mesh-shape or set "
                                 "mhlo.num_partitions on the module")
@@ -132,6 +132,8 @@ class _Exporter:
             raise ShardingError(f"sharding '{text}' has {len(elements)} elements but the op has "
                                 f"{len(results)} results")
         shardings = [self._one(p, text, t) for p, t in zip(elements, results)]
+        if not results and isinstance(parsed, Maximal):  # a host callback with no results: Shardy places
+            shardings = [self._one(parsed, text, None)]  # the op by one sharding, as JAX writes it
         if is_sharding_custom_call(op):
             with ir.InsertionPoint(op), op.location:
                 constraint = ir.Operation.create(

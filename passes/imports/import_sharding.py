@@ -28,6 +28,7 @@ from ...dialect.annotations import (
     string_attr,
     value_types,
 )
+from ...dialect.host_callbacks import DEFAULT_DEVICE, callback_sharding, is_host_callback, maximal_device
 from ...dialect.mesh import DeviceMesh
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
@@ -62,6 +63,9 @@ class ImportShardingPass(MeshOptions, Pass):
       else ``alpa.mesh``, else a 1-D mesh of ``mhlo.num_partitions`` devices;
     - every pinned argument, result and op result carries ``mhlo.sharding`` in
       canonical form (iota tile assignments, tuples for several results);
+    - a host callback (``jax.debug.print``, ``io_callback``, ...) carries the device it runs
+      on as ``{maximal device=N}`` (JAX's device 0 when it has none), a tuple of them when
+      it has several results;
     - ``sdy.sharding_constraint`` and ``sdy.reshard`` become
       ``stablehlo.custom_call @Sharding`` (what JAX's GSPMD path emits); fully open
       shardings (``{?}`` on every dimension) pin nothing and are dropped.
@@ -197,6 +201,9 @@ def _import_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.A
     ):
         raise ShardingImportError(f"'{op.name}' puts values under manual sharding (shard_map); "
                            "alpa cannot plan manual regions")
+    if is_host_callback(op):
+        _import_callback(op, meshes)
+        return
     if op.name in SDY_CONSTRAINT_OPS:
         text = _from_sdy(op.attributes["sharding"], op.results[0].type, mesh, meshes)
         if text is None:
@@ -237,3 +244,26 @@ def _import_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.A
             raise ShardingImportError(f"sharding '{text}' is not a tuple but the op has {len(results)} results")
         else:
             op.attributes[MHLO_SHARDING] = string_attr(_canonical(text, mesh, results[0]))
+
+
+def _import_callback(op: ir.Operation, meshes: dict[str, ir.Attribute]) -> None:
+    """A host callback runs once, on one device (as under ``jax.jit``): keep the device its
+    maximal sharding names (sdy or mhlo) in canonical form, or place it on JAX's."""
+    device = DEFAULT_DEVICE
+    if SDY_SHARDING in op.attributes:
+        devices = set()
+        for attr in sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings:
+            name = sdy_mesh_name(attr)
+            source = sdy.MeshAttr(meshes[name]) if name in meshes else None
+            if source is None or list(source.axes) or len(list(source.device_ids)) != 1:
+                raise ShardingImportError(f"a host callback runs once, on one device, but its sharding {attr} is "
+                                          "on a device mesh; give it a maximal mesh (JAX's @maximal_mesh_0)")
+            devices.add(list(source.device_ids)[0])
+        if len(devices) > 1:
+            raise ShardingImportError(f"a host callback runs on one device, but its results are placed on devices "
+                                      f"{sorted(devices)}")
+        device = devices.pop() if devices else device
+        del op.attributes[SDY_SHARDING]
+    elif MHLO_SHARDING in op.attributes:
+        device = maximal_device(ir.StringAttr(op.attributes[MHLO_SHARDING]).value)
+    op.attributes[MHLO_SHARDING] = string_attr(callback_sharding(device, len(op.results)))

@@ -38,7 +38,8 @@ class VerifyShardingPass(MeshOptions, Pass):
     included):
 
     - the string parses (``{manual}`` and ``{unknown}`` are rejected);
-    - an op with several results has a tuple sharding with one element per result;
+    - an op with several results has a tuple sharding with one element per result, or one
+      maximal sharding that places the op on one device (a host callback);
     - a tiled sharding has as many tiled dimensions as its value has rank;
     - it uses exactly the mesh's devices and is expressible on the mesh (the mesh of
       the ``mesh-shape`` option, else the module's ``alpa.mesh``, else a 1-D mesh of
@@ -104,6 +105,8 @@ def _check_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.At
             parsed = parse_mhlo_sharding(text)
         except ShardingError as error:
             return [("error", str(error))]
+        if isinstance(parsed, Maximal) and len(results) != 1:  # the op itself on one device (a host callback)
+            return _check_device(parsed, text, mesh)
         if not isinstance(parsed, tuple):
             if len(results) != 1:
                 return [("error", f"sharding '{text}' is not a tuple but the op has {len(results)} results")]
@@ -139,10 +142,7 @@ def _check_parsed(parsed, text: str, value_type: ir.Type, mesh: DeviceMesh | Non
     if isinstance(parsed, Replicated):
         return []
     if isinstance(parsed, Maximal):
-        if mesh is not None and parsed.device not in mesh.device_ids:
-            return [("error", f"sharding '{text}' names device {parsed.device}, which is not on mesh "
-                              f"{list(mesh.shape)}")]
-        return []
+        return _check_device(parsed, text, mesh)
     if mesh is None:
         return [("error", f"sharding '{text}' needs a device mesh: set mhlo.num_partitions or alpa.mesh on "
                           "the module, or pass mesh-shape")]
@@ -155,6 +155,12 @@ def _check_parsed(parsed, text: str, value_type: ir.Type, mesh: DeviceMesh | Non
     if uneven:
         return [("warning", f"sharding '{text}' splits dimension {uneven[0]} of size {shape[uneven[0]]} into "
                             f"{spec.num_shards(uneven[0], mesh)} uneven shards; XLA pads the last ones")]
+    return []
+
+
+def _check_device(parsed: Maximal, text: str, mesh: DeviceMesh | None) -> list[Finding]:
+    if mesh is not None and parsed.device not in mesh.device_ids:
+        return [("error", f"sharding '{text}' names device {parsed.device}, which is not on mesh {list(mesh.shape)}")]
     return []
 
 

@@ -27,14 +27,14 @@ from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import result_shardings
 from ...dialect.context import make_context, walk
+from ...dialect.host_callbacks import is_host_callback
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR
 from ...dialect.pass_registry import Diagnostics
-from ...dialect.sharding import ShardingSpec
+from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.device_profile import DeviceProfile
 from ...plans.sharding_plan import ShardingPlan
 from ..intra_op.auto_sharding import AutoShardingPass
-from ..intra_op.cost_model import tile_bytes
 from ..intra_op.rules import itemsize_of, shape_of
 from .layer_construction import op_flops
 from .outline import extract
@@ -207,7 +207,8 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
         for result, text in zip(graph.ops[n].results, texts):
             shape = shape_of(result)
             if shape is not None and backward.intersection(graph.value_users.get(result, ())):
-                spec = ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape))
+                spec = (ShardingSpec.replicated(len(shape)) if is_host_callback(graph.ops[n])  # whole, as read
+                        else ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape)))
                 saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
     return latency, params, params_whole, saved
 

@@ -240,9 +240,14 @@ def _loss_result(results: list[ir.Value], loss: int | None, required: bool) -> i
 
 def _name_stack(loc: ir.Location) -> tuple[tuple[str, ...], str] | None:
     """The JAX name stack of ``loc`` as segments and its traceback (source statement)."""
-    while isinstance(loc, ir.CallSiteLoc):  # an inlined callee: the caller holds the stack
-        loc = loc.caller
-    if not isinstance(loc, ir.NameLoc) or not loc.name_str.startswith("jit("):
+    while True:
+        if isinstance(loc, ir.CallSiteLoc):  # an inlined callee: the caller holds the stack
+            loc = loc.caller
+        elif isinstance(loc, ir.NameLoc) and not loc.name_str.startswith("jit("):
+            loc = loc.child_loc  # a host callback's name around its stack: loc("debug_print:"("jit(f)/..."))
+        else:
+            break
+    if not isinstance(loc, ir.NameLoc):
         return None
     segments, depth, start = [], 0, 0
     name = loc.name_str

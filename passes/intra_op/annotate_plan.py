@@ -14,7 +14,9 @@ from dataclasses import asdict, replace
 from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import MHLO_SHARDING, SHARDING_CUSTOM_CALL, get_value_attrs, set_value_attrs, string_attr
+from ...dialect.host_callbacks import callback_device, callback_sharding, is_host_callback
 from ...dialect.mesh import DeviceMesh
+from ...dialect.sharding import mhlo_tuple_elements
 from ...plans.sharding_plan import OpPlan, ShardingPlan, ValuePlan
 from .cost_graph import Graph
 from .ilp import Solution
@@ -45,6 +47,14 @@ def annotate_plan(graph: Graph, solution: Solution, func: ir.Operation, mesh: De
     values = {"argument": [], "result": []}
     for index, (node, strategy) in enumerate(zip(graph.nodes, chosen)):
         texts = tuple(s.to_mhlo(mesh) if s is not None else "{replicated}" for s in strategy.results)
+        if node.kind == "op" and is_host_callback(node.op):
+            # It reads its operands whole and runs on one device, which gives every result
+            # to its users (jax.jit's form); the import pass put that device on the op.
+            whole = callback_sharding(callback_device(node.op), len(node.op.results))
+            node.op.attributes[MHLO_SHARDING] = string_attr(whole)  # written below too, unless no results
+            texts = tuple(mhlo_tuple_elements(whole) or [whole]) if texts else ()
+        elif node.kind == "op" and all(s is None for s in strategy.results):
+            texts = ()  # tokens only (stablehlo.after_all): nothing to lay out
         if node.kind == "op":
             ops[node.op] = OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
                                   strategy.communication, tuple(resharding.get(index, ())))

@@ -20,6 +20,7 @@ from ...dialect.annotations import (
     sdy_meshes,
     set_module_mesh,
 )
+from ...dialect.host_callbacks import callback_device, is_host_callback
 from ...dialect.mesh import DeviceMesh
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
@@ -76,9 +77,11 @@ class AutoShardingPass(MeshOptions, Pass):
                           %w: tensor<1024x1024xf32> {mhlo.sharding = "{devices=[1,4]<=[4]}"}) ...
             %0 = stablehlo.dot_general ... {mhlo.sharding = "{devices=[1,4]<=[4]}"}
 
-    Ops without a rule run replicated, with a warning. Errors: invalid options
-    (named), an infeasible memory budget (with the memory the plan needs at
-    least), a pinned sharding the op cannot produce.
+    Ops without a rule run replicated, with a warning. A host callback (``jax.debug.print``,
+    ``io_callback``) reads its operands whole and runs once, on the one device its sharding
+    names (``{maximal device=N}``, as under ``jax.jit``). Errors: invalid options (named),
+    an infeasible memory budget (with the memory the plan needs at least), a pinned
+    sharding the op cannot produce, a host callback off the mesh or split over it.
     """
 
     name = "alpa-auto-sharding"
@@ -203,7 +206,7 @@ class AutoShardingPass(MeshOptions, Pass):
         for argument, result in self.state:
             if graph.argument_node(argument) not in donated:  # a donation already ties it
                 graph.add_alias(argument, result)
-        if not self._pin(graph, func, mesh, diagnostics):
+        if not (_check_callbacks(graph, mesh, diagnostics) & self._pin(graph, func, mesh, diagnostics)):
             return None
         self._force(graph, mesh)
         if self.share_reshardings:
@@ -318,7 +321,8 @@ class AutoShardingPass(MeshOptions, Pass):
                 text = attrs[node.kind][node.index].get(MHLO_SHARDING)
                 texts = [ir.StringAttr(text).value] if text is not None else None
                 where = func
-            elif self.keep_user_shardings == "all" and MHLO_SHARDING in node.op.attributes:
+            elif (self.keep_user_shardings == "all" and MHLO_SHARDING in node.op.attributes
+                  and not is_host_callback(node.op)):  # a callback's sharding is its device, not a layout
                 texts = result_shardings(node.op)
                 if node.kind == "carry":
                     texts = texts[node.index:node.index + 1]
@@ -385,6 +389,25 @@ def check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:
             raise ValueError(f"option 'state' pair {argument}:{result} ties an argument of type "
                              f"{inputs[argument]} to a result of type {results[result]}; a state value keeps "
                              "its type")
+
+
+def _check_callbacks(graph: Graph, mesh: DeviceMesh, diagnostics: Diagnostics) -> bool:
+    """Every host callback runs on one device of the mesh (errors at the others)."""
+    ok = True
+    for node in graph.nodes:
+        if node.kind != "op" or not is_host_callback(node.op):
+            continue
+        try:
+            device = callback_device(node.op)
+        except ValueError as error:
+            diagnostics.error(node.op, str(error))
+            ok = False
+            continue
+        if device >= mesh.size:
+            diagnostics.error(node.op, f"the host callback runs on device {device}, but the mesh has {mesh.size} "
+                                       f"devices; place it on one of 0..{mesh.size - 1}")
+            ok = False
+    return ok
 
 
 def _replicated(strategy: Strategy) -> bool:

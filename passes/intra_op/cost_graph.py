@@ -49,9 +49,9 @@ import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.mesh import DeviceMesh
-from ...dialect.sharding import ShardingSpec
+from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.sharding_plan import Collective
-from .cost_model import resharding_collectives, tile_bytes
+from .cost_model import resharding_collectives
 from .ilp_graph import CostGraph, Edge, Follow
 from .rules import itemsize_of, iteration_space, shape_of
 from .strategies import StrategyOptions, enumerate_strategies
@@ -294,7 +294,7 @@ class Graph:
                 continue
             if not uses or not np.all(np.isfinite(node.costs)):
                 continue
-            rank = max(len(s or ()) for s in node.shapes)
+            rank = max((len(s or ()) for s in node.shapes), default=0)  # none: an op with no results
             # An argument (or a trivial function of arguments) updated by a computed value of
             # the same size (w - dot(a, b), Adam's m * b1 + g * (1 - b1)): the update's best
             # layout may be the argument's (ZeRO: sharded state) or the computed value's, so
@@ -309,7 +309,7 @@ class Graph:
             # makes is the big one, and its layout is what its users' reshardings cost.
             leader_shape = leader.shapes[leader_use.result] or ()
             if len(leader_shape) < rank or (self.share and math.prod(leader_shape) < max(
-                    math.prod(s or ()) for s in node.shapes)):
+                    (math.prod(s or ()) for s in node.shapes), default=0)):
                 continue
             needs = leader_use.needs(node)
             mapping = []

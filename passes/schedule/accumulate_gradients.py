@@ -11,6 +11,7 @@ from jax._src.lib.mlir.dialects import sdy
 
 from ...dialect.annotations import SDY_SHARDING, find_main, get_value_attrs, sdy_mesh_name, sdy_meshes
 from ...dialect.context import walk
+from ...dialect.host_callbacks import is_host_callback
 from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, register
 
@@ -55,7 +56,9 @@ class AccumulateGradientsPass(Pass):
     plan shards the gradient over ``U``). Each mark is a ``sdy.sharding_constraint``
     because XLA's Shardy import keeps the shardings of constraints and of function
     arguments and results but not those on other ops; and Shardy carries ``unreduced``
-    into a loop result only from a constraint on that result.
+    into a loop result only from a constraint on that result. A host callback in the loop
+    (``jax.debug.print`` of the loss) runs once per micro-batch and reads a partial sum
+    reduced; an ``io_callback``'s result is accumulated replicated, as its users read it.
 
     Input (``B = 2``)::
 
@@ -189,6 +192,8 @@ def _sharding(value: ir.Value, main: ir.Operation, mesh: str) -> ir.Attribute:
         found = sdy.TensorShardingPerValueAttr(per_value).shardings[value.result_number]
     else:
         found = None
+    if found is not None and sdy_mesh_name(found) != mesh:  # a host callback's result, on its one device
+        found = None  # is read replicated (the plan's R): so it is accumulated
     return found or _tensor_sharding(mesh, [[]] * ir.RankedTensorType(value.type).rank)
 
 
@@ -362,18 +367,25 @@ def _build_loop(module: ir.Operation, step: _Step, count: int) -> None:
 
 
 def _mark_unreduced(step: _Step, partial: set[ir.Value], unreduced) -> None:
-    """Give every partial sum its unreduced sharding, on the op and in a constraint after it."""
+    """Give every partial sum its unreduced sharding, on the op and in a constraint after it;
+    a host callback (``jax.debug.print`` of the loss) reads it reduced, in its planned sharding."""
     for op in step.loop:
         if not any(r in partial for r in op.results):
             continue
-        shardings = [unreduced(s) if r in partial else s
-                     for r, s in zip(op.results, sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)]
+        planned = list(sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)
+        shardings = [unreduced(s) if r in partial else s for r, s in zip(op.results, planned)]
         op.attributes[SDY_SHARDING] = _per_value(shardings)
-        for result, sharding in zip(op.results, shardings):
+        for result, sharding, whole in zip(op.results, shardings, planned):
             if result in partial:
                 with ir.InsertionPoint.after(op):
                     marked = _constraint(result, sharding)
                 result.replace_all_uses_except(marked, marked.owner.operation)
+                callbacks = [use.owner.operation for use in marked.uses if is_host_callback(use.owner.operation)]
+                if callbacks:
+                    with ir.InsertionPoint.after(marked.owner):
+                        reduced = _constraint(marked, whole)
+                    for callback in callbacks:
+                        callback.replace_uses_of_with(marked, reduced)
 
 
 def _constant(value_type: ir.Type, number: float, sharding: ir.Attribute) -> ir.Value:

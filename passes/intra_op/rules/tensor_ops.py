@@ -21,6 +21,7 @@ import math
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo
 
+from ....dialect.host_callbacks import is_host_callback
 from ..strategy import IterationSpace, Reducer
 from . import register_rule, shape_of
 
@@ -343,10 +344,26 @@ def dynamic_update_slice(op: ir.Operation) -> IterationSpace | None:
     return _same_loops(op, [update[d] == size for d, size in enumerate(shape)])
 
 
+@register_rule("stablehlo.after_all", "stablehlo.create_token")
+def token(op: ir.Operation) -> IterationSpace:
+    """An effect token (an ordered callback's chain) has no dimensions to split."""
+    return IterationSpace((), tuple(_whole(v) for v in op.operands), tuple(_whole(r) for r in op.results))
+
+
 @register_rule("stablehlo.custom_call")
 def custom_call(op: ir.Operation) -> IterationSpace | None:
-    """Only JAX's ``Sharding`` annotation (an identity) has a loop nest."""
+    """JAX's ``Sharding`` annotation (an identity) has a loop nest; a host callback has
+    none: it reads its operands whole and gives whole results, on one device (as under
+    ``jax.jit``; ``alpa-auto-sharding`` writes that device)."""
+    if is_host_callback(op):
+        return IterationSpace((), tuple(_whole(v) for v in op.operands), tuple(_whole(r) for r in op.results))
     if op.attributes["call_target_name"].value != "Sharding" or len(op.operands) != 1:
         return None
     space = elementwise(op)
     return dataclasses.replace(space, flops=0.0) if space is not None else None
+
+
+def _whole(value: ir.Value) -> Dims | None:
+    """Every dimension of ``value`` unsplit (``None`` for a token)."""
+    shape = shape_of(value)
+    return None if shape is None else (None,) * len(shape)

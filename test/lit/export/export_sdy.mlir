@@ -39,6 +39,23 @@ module @maximal_and_tuple attributes {mhlo.num_partitions = 2 : i32} {
 
 // -----
 
+// Host callbacks as JAX's Shardy path writes them: one maximal sharding for a callback
+// without results, one per result (a token too) for an ordered one.
+// CHECK-LABEL: module @host_callbacks
+// CHECK: sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+// CHECK: @xla_ffi_python_cpu_callback(%arg0) {{{.*}}sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<4xf32>) -> ()
+// CHECK: @xla_ffi_python_cpu_callback({{.*}}sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>, <@maximal_mesh_0, []>]>}
+module @host_callbacks attributes {mhlo.num_partitions = 2 : i32} {
+  func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {has_side_effect = true, mhlo.sharding = "{maximal device=0}"} : (tensor<4xf32>) -> ()
+    %t = stablehlo.after_all : !stablehlo.token
+    %0:2 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%t, %arg0) {has_side_effect = true, mhlo.sharding = "{{maximal device=0}, {maximal device=0}}"} : (!stablehlo.token, tensor<4xf32>) -> (!stablehlo.token, tensor<4xf32>)
+    return %0#1 : tensor<4xf32>
+  }
+}
+
+// -----
+
 // A module without shardings gets no mesh.
 // CHECK-LABEL: module @negative_unsharded
 // CHECK-NOT: sdy.mesh

@@ -121,3 +121,49 @@ module @negative_no_shardings {
     return %arg0 : tensor<4xf32>
   }
 }
+
+// -----
+
+// jax.debug.print under jax.jit on several devices (Shardy): the callback runs once, on
+// device 0 of a maximal mesh, with one sharding for an op without results; it becomes
+// the canonical maximal mhlo.sharding and the maximal mesh goes.
+// CHECK-LABEL: module @host_callback_from_shardy
+// CHECK-NOT: sdy.
+// CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {{{.*}}mhlo.sharding = "{maximal device=0}"{{.*}}} : (tensor<8xf32>) -> ()
+module @host_callback_from_shardy attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=4]>
+  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+  func.func public @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}]>}) -> tensor<8xf32> {
+    stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {backend_config = "", has_side_effect = true, mhlo.backend_config = {index = 0 : ui64}, sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<8xf32>) -> ()
+    return %arg0 : tensor<8xf32>
+  }
+}
+
+// -----
+
+// An ordered io_callback (token and value) keeps its device, one sharding per result; in
+// JAX's GSPMD form one maximal sharding places the whole op, here on device 2.
+// CHECK-LABEL: module @host_callback_results
+// CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback({{.*}}mhlo.sharding = "{{[{][{]}}maximal device=0}, {maximal device=0}}"
+// CHECK: stablehlo.custom_call @xla_ffi_python_cpu_callback({{.*}}mhlo.sharding = "{{[{][{]}}maximal device=2}, {maximal device=2}}"
+module @host_callback_results attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %t = stablehlo.after_all : !stablehlo.token
+    %0:2 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%t, %arg0) {has_side_effect = true, mhlo.backend_config = {index = 0 : ui64}, sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>, <@maximal_mesh_0, []>]>} : (!stablehlo.token, tensor<8xf32>) -> (!stablehlo.token, tensor<8xf32>)
+    %1:2 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%0#0, %0#1) {has_side_effect = true, mhlo.backend_config = {index = 1 : ui64}, mhlo.sharding = "{maximal device=2}"} : (!stablehlo.token, tensor<8xf32>) -> (!stablehlo.token, tensor<8xf32>)
+    return %1#1 : tensor<8xf32>
+  }
+}
+
+// -----
+
+// A callback without a sharding (a module written by hand) runs where JAX runs it: device 0.
+// CHECK-LABEL: module @host_callback_unplaced
+// CHECK: stablehlo.custom_call @xla_python_cpu_callback(%arg0) {{{.*}}mhlo.sharding = "{maximal device=0}"
+module @host_callback_unplaced attributes {mhlo.num_partitions = 4 : i32} {
+  func.func public @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = stablehlo.custom_call @xla_python_cpu_callback(%arg0) {has_side_effect = true} : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}

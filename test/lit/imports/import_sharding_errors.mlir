@@ -89,3 +89,25 @@ module @mixed_open_results {
     return %0#0, %0#1 : tensor<4xf32>, tensor<4xi32>
   }
 }
+
+// -----
+
+// A host callback runs once, on one device; a split or replicated one would run per device.
+module @host_callback_split attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error@+1 {{a host callback runs once, on one device, but its sharding is '{devices=[4]<=[4]}'; give it '{maximal device=N}'}}
+    %0 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {has_side_effect = true, mhlo.sharding = "{devices=[4]<=[4]}"} : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}
+
+// -----
+
+module @host_callback_on_mesh attributes {mhlo.num_partitions = 4 : i32} {
+  sdy.mesh @mesh = <["x"=4]>
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error@+1 {{a host callback runs once, on one device, but its sharding #sdy.sharding<@mesh, [{"x"}]> is on a device mesh}}
+    %0 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {has_side_effect = true, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}

@@ -38,3 +38,19 @@ module {
 func.func @negative_replicated_without_mesh(%arg0: tensor<8xf32> {mhlo.sharding = "{replicated}"}) -> tensor<8xf32> {
   return %arg0 : tensor<8xf32>
 }
+
+// -----
+
+// One maximal sharding places a whole op on a device, whatever its results: a host
+// callback with none, or with a token and a value (JAX's GSPMD form).
+// CHECK-LABEL: func @negative_maximal_op
+// CHECK: mhlo.sharding = "{maximal device=3}"} : (tensor<8xf32>) -> ()
+// CHECK: mhlo.sharding = "{maximal device=0}"} : (!stablehlo.token, tensor<8xf32>) -> (!stablehlo.token, tensor<8xf32>)
+module attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @negative_maximal_op(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {has_side_effect = true, mhlo.sharding = "{maximal device=3}"} : (tensor<8xf32>) -> ()
+    %t = stablehlo.after_all : !stablehlo.token
+    %0:2 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%t, %arg0) {has_side_effect = true, mhlo.sharding = "{maximal device=0}"} : (!stablehlo.token, tensor<8xf32>) -> (!stablehlo.token, tensor<8xf32>)
+    return %0#1 : tensor<8xf32>
+  }
+}

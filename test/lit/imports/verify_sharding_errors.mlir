@@ -112,3 +112,14 @@ module attributes {mhlo.num_partitions = 4 : i32} {
     return %arg0 : tensor<6xf32>
   }
 }
+
+// -----
+
+// A maximal op (a host callback without results) on a device the mesh does not have.
+module attributes {mhlo.num_partitions = 4 : i32} {
+  func.func @maximal_op_off_mesh(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error@+1 {{sharding '{maximal device=4}' names device 4, which is not on mesh [4]}}
+    stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg0) {has_side_effect = true, mhlo.sharding = "{maximal device=4}"} : (tensor<8xf32>) -> ()
+    return %arg0 : tensor<8xf32>
+  }
+}

@@ -54,3 +54,27 @@ func.func @replicated_batch_no_partial_sum(%arg0: tensor<4x4xf32> {sdy.sharding 
   %2 = stablehlo.subtract %arg0, %0 {alpa.apply_grad, alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<4x4xf32>
   return %2, %1 : tensor<4x4xf32>, tensor<f32>
 }
+
+// -----
+
+// Host callbacks in the loop: jax.debug.print of a partial sum reads it reduced (Shardy
+// cannot hand unreduced values to an op without results), and an io_callback's result,
+// made on one device, is accumulated as its users read it: replicated.
+// CHECK-LABEL: func @host_callbacks_in_the_loop
+// CHECK:         %[[CALLBACK_LOOP:.*]]:3 = stablehlo.while
+// CHECK-SAME:      <@mesh, [{}, {}], unreduced={"x"}>, <@mesh, []>]>
+// CHECK:           %[[GRAD_PARTIAL:.*]] = sdy.sharding_constraint %{{.*}} <@mesh, [{}, {}], unreduced={"x"}>
+// CHECK-NEXT:      %[[GRAD_REDUCED:.*]] = sdy.sharding_constraint %[[GRAD_PARTIAL]] <@mesh, [{}, {}]>
+// CHECK:           stablehlo.custom_call @xla_ffi_python_cpu_callback(%[[GRAD_REDUCED]])
+// CHECK:         %[[CALLBACK_MEAN:.*]] = stablehlo.divide %[[CALLBACK_LOOP]]#2, {{.*}}<@mesh, []>
+// CHECK:         return %{{.*}}, %[[CALLBACK_MEAN]]
+// ONE-LABEL: func @host_callbacks_in_the_loop
+sdy.mesh @mesh = <["x"=2]>
+sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
+func.func @host_callbacks_in_the_loop(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4x4xf32>, tensor<f32>) {
+  %0 = stablehlo.dot_general %arg1, %arg1, contracting_dims = [0] x [0] {alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  stablehlo.custom_call @xla_ffi_python_cpu_callback(%0) {alpa.segment = 0 : i64, has_side_effect = true, mhlo.backend_config = {index = 0 : ui64}, sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<4x4xf32>) -> ()
+  %1 = stablehlo.custom_call @xla_ffi_python_cpu_callback(%arg1) {alpa.segment = 0 : i64, has_side_effect = true, mhlo.backend_config = {index = 1 : ui64}, sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>} : (tensor<8x4xf32>) -> tensor<f32>
+  %2 = stablehlo.subtract %arg0, %0 {alpa.apply_grad, alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<4x4xf32>
+  return %2, %1 : tensor<4x4xf32>, tensor<f32>
+}
