@@ -24,7 +24,7 @@ from .dialect.mesh import DeviceMesh
 from .lowering.spmd import compile_module, read_signature
 from .markers import lower, lower_traced
 from .methods import ShardParallel
-from .pipeline import accumulate_gradients, module_text, parse_lowered, plan_module
+from .pipeline import accumulate_gradients, host_callbacks, module_text, parse_lowered, plan_module
 from .pipeshard import PipeshardFunction, PipeshardParallel
 from .plans.sharding_plan import PlanError, ShardingPlan
 from .runtime.mesh_executable import MeshExecutable
@@ -40,11 +40,13 @@ from .signature import (
     output_names,
     parameters_of,
     positional_call,
+    positional_parameters,
     training_state,
     weak_outputs,
     with_argnames,
     with_weak_types,
 )
+from .traced_call import is_traced, traced_call
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -60,13 +62,14 @@ class Program:
     devices: tuple[Any, ...]
     donated: tuple[bool, ...]  # per flat argument
     weak_outputs: tuple[int, ...]  # flat outputs jax.jit returns weakly typed (a Python scalar's type)
+    host_callbacks: tuple[Callable, ...] = ()  # what the module's jax.debug.print and io_callback call
     _executable: MeshExecutable | None = field(default=None, repr=False)
 
     @property
     def executable(self) -> MeshExecutable:
         """The SPMD executable, compiled by XLA on first use (planning alone does not need it)."""
         if self._executable is None:
-            compiled = compile_module(self.module_text, self.mesh, self.devices)
+            compiled = compile_module(self.module_text, self.mesh, self.devices, self.host_callbacks)
             self._executable = MeshExecutable(compiled, donated=self.donated)
         return self._executable
 
@@ -95,6 +98,7 @@ class ParallelizedFunction:
         self._batch_strict = batch_argnums_strict(batch_argnums, method.batch_argnums)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
         self._parameters = parameters_of(fn)
+        self._declared = positional_parameters(self._parameters)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums, keep_unused=True)
         self._programs: dict[Hashable, Program] = {}
         self._num_compilations = 0
@@ -108,10 +112,17 @@ class ParallelizedFunction:
         return self._num_compilations
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if is_traced(args, kwargs):  # jax.eval_shape and the like: shapes only
+            return traced_call(self._name, self._jitted, args, kwargs)
         program, signature = self._program(args, kwargs)
         return jax.tree_util.tree_unflatten(program.out_tree, program.run(signature.leaves))
 
     # ------------------------------------------------------------------ inspection
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        """The outputs' shapes and dtypes (``jax.ShapeDtypeStruct``s) for these arguments, as
+        ``jax.jit(f).eval_shape``: nothing is planned; static arguments may be given by name."""
+        return self._jitted.eval_shape(*args, **kwargs)
 
     def get_plan(self, *args: Any, **kwargs: Any) -> ShardingPlan:
         """The plan for these arguments (arrays or ``jax.ShapeDtypeStruct``s; nothing runs)."""
@@ -134,18 +145,21 @@ class ParallelizedFunction:
         """The unplanned ``jax.jit`` lowering of the function: the compiler's input."""
         return lower(self._jitted, *args, **kwargs)
 
-    def save_plan(self, path: str | os.PathLike, *args: Any, **kwargs: Any) -> SavedPlan:
-        """Save the plan for these arguments with its annotated module; reload with ``load_plan=path``."""
+    def save_plan(self, path: str | os.PathLike, *args: Any, details: bool = False, **kwargs: Any) -> SavedPlan:
+        """Save the plan for these arguments with its annotated module; reload with ``load_plan=path``.
+        ``details=True`` also writes the per-op entries (strategies, predicted collectives, source
+        locations: most of the bytes), which loading does not need; it is not passed to the function."""
         program = self._program(args, kwargs)[0]
         saved = SavedPlan(program.plan, program.module_text, self._name)
-        saved.save(path)
+        saved.save(path, details)
         return saved
 
     # ------------------------------------------------------------------ planning
 
     def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Program, CallSignature]:
         args, kwargs = positional_call(self._parameters, args, kwargs, self._name)
-        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name)
+        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name,
+                                   declared=self._declared)
         signature = call_signature(args, kwargs, static, self._name)
         program = self._programs.get(signature.key)
         if program is None:
@@ -156,7 +170,8 @@ class ParallelizedFunction:
 
     def _plan(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
               static: tuple[int, ...]) -> Program:
-        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name, self._batch_strict)
+        batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name, self._batch_strict,
+                                  self._declared)
         micro_batches = self.method.num_micro_batches
         if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
             args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))
@@ -164,7 +179,8 @@ class ParallelizedFunction:
         lowered = lower_traced(traced)
         weak = weak_outputs(traced)
         module = parse_lowered(lowered)
-        donate = normalize_argnums(self.donate_argnums, len(args), "donate_argnums", self._name)
+        donate = normalize_argnums(self.donate_argnums, len(args), "donate_argnums", self._name,
+                                   declared=self._declared)
         donated_leaves = set(leaves_of(signature, donate))
         donated = tuple(i in donated_leaves for i in range(len(signature.leaves)))
         result_names = output_names(lowered.out_tree)
@@ -177,7 +193,8 @@ class ParallelizedFunction:
                 raise PlanError(f"the plan {self._saved_where(saved)} was saved with other donated arguments "
                                 f"than donate_argnums={self.donate_argnums!r}; use the donate_argnums it was "
                                 "saved with")
-            return Program(lowered.out_tree, saved.plan, module_text(annotated), mesh, devices, donated, weak)
+            return Program(lowered.out_tree, saved.plan, module_text(annotated), mesh, devices, donated, weak,
+                           host_callbacks(lowered))
         pinned = saved.plan if isinstance(saved, SavedPlan) else saved
         if pinned is not None:
             mesh, devices = self._saved_mesh(pinned)
@@ -190,7 +207,8 @@ class ParallelizedFunction:
         plan = plan_module(module, self.method, mesh, batch_leaves, self._name, pinned, state=state)
         if micro_batches > 1:
             accumulate_gradients(module, mesh, micro_batches, batch_leaves, self._name)
-        return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated, weak)
+        return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated, weak,
+                       host_callbacks(lowered))
 
     def _batch_leaves(self, signature: CallSignature, static: tuple[int, ...], batch: tuple[int, ...],
                       count: int) -> tuple[int, ...]:

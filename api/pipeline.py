@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import jax
 from jax._src.lib.mlir import ir
@@ -18,12 +20,14 @@ from jax._src.lib.mlir import ir
 from .dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, set_value_attrs, string_attr
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
+from .effect_tokens import start_tokens_in_step
 from .methods import ShardParallel
 from .passes import PipelineError, run_pipeline
 from .passes.export.export_sdy import ExportSdyPass
 from .passes.pipelines import ImportPipeline
 from .passes.schedule.accumulate_gradients import AccumulateGradientsPass
 from .plans.sharding_plan import ShardingPlan
+from .saved_plan import value_names
 from .services import provide
 
 _FILE_LOCATION = re.compile(r'"([^"]+)":(\d+):(\d+)')
@@ -38,9 +42,27 @@ class AutoShardingWarning(UserWarning):
     """Something the plan had to compromise on (an op without a sharding rule runs replicated, ...)."""
 
 
-def parse_lowered(lowered: jax.stages.Lowered) -> ir.Module:
-    """The StableHLO of ``lowered`` in the compiler's context, with source locations for messages."""
-    return ir.Module.parse(lowered.as_text(debug_info=True), context=make_context())
+def parse_lowered(lowered: jax.stages.Lowered, ordered_effects: bool = True,
+                  function: str = "the function") -> ir.Module:
+    """The StableHLO of ``lowered`` in the compiler's context, with source locations for messages,
+    its ordered effects' tokens started in the step (:mod:`.effect_tokens`).
+
+    Raises:
+      AutoShardingError: ``ordered_effects=False`` and ``function`` has ordered effects.
+    """
+    module = ir.Module.parse(lowered.as_text(debug_info=True), context=make_context())
+    if start_tokens_in_step(module) and not ordered_effects:
+        raise AutoShardingError(f"{function} has ordered host callbacks (io_callback(..., ordered=True)), whose "
+                                "order PipeshardParallel cannot keep across its meshes; pass ordered=False, or "
+                                "use ShardParallel")
+    return module
+
+
+def host_callbacks(lowered: jax.stages.Lowered) -> tuple[Callable[..., Any], ...]:
+    """The Python callables of the function's host callbacks (``jax.debug.print``,
+    ``jax.debug.callback``, ``io_callback``, ...), in the order its module's callback custom
+    calls index them; what XLA must be given to compile the module."""
+    return tuple(lowered._lowering.compile_args.get("host_callbacks", ()))
 
 
 def module_text(module: ir.Module) -> str:
@@ -67,6 +89,7 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
     Raises:
       AutoShardingError: the pass rejected the module; the message has its diagnostics.
     """
+    names = value_names(module)  # read before the passes rewrite @main
     overrides = {}
     if pinned is not None:
         _pin_arguments_and_results(module, pinned)
@@ -86,7 +109,7 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
     for location, severity, message in reported:
         if severity == "warning":
             warnings.warn(f"{function}: {_where(location)}{message}", AutoShardingWarning, stacklevel=stacklevel)
-    return plans[-1]
+    return plans[-1].with_names(*names)
 
 
 def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches: int, batch_args: tuple[int, ...],

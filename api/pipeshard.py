@@ -62,7 +62,7 @@ from .passes.inter_op.stage_construction import StageConstructionPass
 from .passes.pipelines import ImportPipeline
 from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
-from .pipeline import AutoShardingError, diagnostics_text, module_text, parse_lowered
+from .pipeline import AutoShardingError, diagnostics_text, host_callbacks, module_text, parse_lowered
 from .plans.pipeline_plan import PipelinePlan
 from .plans.sharding_plan import PlanError
 from .runtime import distributed
@@ -78,10 +78,12 @@ from .signature import (
     normalize_argnums,
     parameters_of,
     positional_call,
+    positional_parameters,
     training_state,
     weak_outputs,
     with_weak_types,
 )
+from .traced_call import is_traced, traced_call
 
 LOG = logging.getLogger("alpa_mlir.pipeshard")
 # How long processes wait for process 0's plan (the search can take a while at scale).
@@ -271,6 +273,7 @@ class PipeshardFunction:
         self._batch_strict = batch_argnums_strict(batch_argnums, method.batch_argnums)
         self._name = getattr(fn, "__qualname__", None) or repr(fn)
         self._parameters = parameters_of(fn)
+        self._declared = positional_parameters(self._parameters)
         self._jitted = jax.jit(fn, static_argnums=static_argnums, keep_unused=True)
         self._programs: dict[Hashable, PipeshardProgram] = {}
         self._saved = saved
@@ -288,6 +291,8 @@ class PipeshardFunction:
         return f"parallelize({self._name}, method={self.method!r})"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if is_traced(args, kwargs):  # jax.eval_shape and the like: shapes only
+            return traced_call(self._name, self._jitted, args, kwargs)
         program, signature = self._program(args, kwargs)
         donated = self._donated(signature)
         leaves = signature.leaves
@@ -318,7 +323,12 @@ class PipeshardFunction:
     def _donated(self, signature: CallSignature) -> tuple[int, ...]:
         """The flat leaves of the donated arguments."""
         return leaves_of(signature, normalize_argnums(self.donate_argnums, signature.num_args, "donate_argnums",
-                                                      self._name))
+                                                      self._name, declared=self._declared))
+
+    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
+        """The outputs' shapes and dtypes (``jax.ShapeDtypeStruct``s) for these arguments, as
+        ``jax.jit(f).eval_shape``: nothing is planned; static arguments may be given by name."""
+        return self._jitted.eval_shape(*args, **kwargs)
 
     def get_plan(self, *args: Any, **kwargs: Any) -> PipelinePlan:
         """The pipeline plan (stages, submeshes, predicted latency) for these arguments."""
@@ -341,7 +351,8 @@ class PipeshardFunction:
 
     def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[PipeshardProgram, CallSignature]:
         args, kwargs = positional_call(self._parameters, args, kwargs, self._name)
-        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name)
+        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name,
+                                   declared=self._declared)
         signature = call_signature(args, kwargs, static, self._name)
         program = self._programs.get(signature.key)
         if program is None:
@@ -354,13 +365,13 @@ class PipeshardFunction:
                  static: tuple[int, ...]) -> PipeshardProgram:
         method = self.method
         batch_positions = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name,
-                                            self._batch_strict)
+                                            self._batch_strict, self._declared)
         batch_leaves = leaves_of(signature, batch_positions)
         micro = micro_batch_args(args, static, batch_positions, method.num_micro_batches, self._name)
         start = time.perf_counter()
         traced = self._jitted.trace(*micro, **kwargs)
         lowered = lower_traced(traced)
-        module = parse_lowered(lowered)
+        module = parse_lowered(lowered, ordered_effects=False, function=self._name)
         LOG.info("%s: traced and lowered in %.1f s", self._name, time.perf_counter() - start)
         dynamic = [i for i in range(len(args)) if i not in static]
         state = training_state(lowered, [dynamic.index(i) for i in batch_positions if i in dynamic])
@@ -381,7 +392,7 @@ class PipeshardFunction:
             text, plan = self._run_passes(module, hosts, per_host, state)
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
-                                         method.instruction_timeout, self._donated(signature))
+                                         method.instruction_timeout, self._donated(signature), host_callbacks(lowered))
         LOG.info("%s: %d stages, predicted %.3g s per step; compiled %d stage programs in %.1f s", self._name,
                  len(plan.stages), plan.latency, len(executable.executables), time.perf_counter() - start)
         return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))

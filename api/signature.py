@@ -36,9 +36,11 @@ class CallSignature:
 
 
 def normalize_argnums(argnums: int | Sequence[int], count: int, what: str, function: str = "the function",
-                      strict: bool = True) -> tuple[int, ...]:
+                      strict: bool = True, declared: int | None = None) -> tuple[int, ...]:
     """``argnums`` as non-negative positions among ``count`` positional arguments. A
-    position past them is a ``ValueError`` naming ``what`` and ``function``, unless not
+    position past them names a parameter the call leaves to its default when it is one of
+    the ``declared`` positional parameters (``positional_parameters``), and is dropped;
+    past those too it is a ``ValueError`` naming ``what`` and ``function``, unless not
     ``strict`` (a default, such as a method's ``batch_argnums=(1,)``, which a call with
     one argument leaves out)."""
     numbers = (argnums,) if isinstance(argnums, int) else tuple(argnums)
@@ -49,7 +51,7 @@ def normalize_argnums(argnums: int | Sequence[int], count: int, what: str, funct
         position = int(number) + count if number < 0 else int(number)
         if 0 <= position < count:
             result.append(position)
-        elif strict:
+        elif strict and not (number >= 0 and declared is not None and position < declared):
             raise ValueError(f"{what}={argnums!r} names positional argument {int(number)}, but {function} was "
                              f"called with {count} positional argument{'s' if count != 1 else ''}")
     return tuple(sorted(set(result)))
@@ -67,6 +69,17 @@ def parameters_of(fn: Callable) -> inspect.Signature | None:
         return inspect.signature(fn)
     except (TypeError, ValueError):
         return None
+
+
+def positional_parameters(parameters: inspect.Signature | None) -> int | None:
+    """How many positional parameters a function declares; None when it takes ``*args`` or
+    Python cannot tell."""
+    if parameters is None:
+        return None
+    kinds = [p.kind for p in parameters.parameters.values()]
+    if inspect.Parameter.VAR_POSITIONAL in kinds:
+        return None
+    return sum(k in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in kinds)
 
 
 def with_argnames(argnums: int | Sequence[int], argnames: str | Sequence[str], parameters: inspect.Signature | None,

@@ -289,8 +289,8 @@ def test_misused_layer_and_stage_options_are_errors_in_api_terms():
     # A step with no boundaries under the default ManualLayerOption: the error names the API's ways out.
     model = build(MLPConfig(sizes=(16, 32, 8), boundaries=False))
     params, batch = model.init(jax.random.key(0), 16)
-    with pytest.raises(AutoShardingError, match=r"no layers to pipeline: mark them with alpa_mlir.mark_pipeline_boundary"
-                                        r".*layer_option=AutoLayerOption\(layer_num=...\)"):
+    with pytest.raises(AutoShardingError, match=r"no layers to pipeline: mark them with alpa_mlir.mark_pipeline_"
+                                                r"boundary.*layer_option=AutoLayerOption\(layer_num=...\)"):
         parallelize(model.train_step, method=PipeshardParallel(num_micro_batches=2))(params, batch)
     # Submeshes that ask for more devices than there are: said in devices, not in DP terms.
     method = PipeshardParallel(stage_option=ManualStageOption((1, 1), ((1, 8), (1, 8))))

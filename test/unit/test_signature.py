@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
+
 import jax
 import jax.numpy as jnp
 import pytest
 
-from alpa_mlir.signature import call_signature, normalize_argnums, training_state
+from alpa_mlir.signature import call_signature, normalize_argnums, positional_parameters, training_state
 
 W = jax.ShapeDtypeStruct((4, 3), jnp.float32)
 B = jax.ShapeDtypeStruct((3,), jnp.float32)
@@ -82,3 +84,9 @@ def test_argnums_past_the_arguments_are_errors_unless_a_default():
                                          "argument$"):
         normalize_argnums(-3, 1, "donate_argnums")
     assert normalize_argnums((1,), 1, "batch_argnums", strict=False) == ()  # the methods' default, one argument
+    # A parameter the call leaves to its default (f(a, b, mode="x") called as f(a, b)), as under jax.jit.
+    assert normalize_argnums((2,), 2, "static_argnums", declared=3) == ()
+    with pytest.raises(ValueError, match="names positional argument 3"):
+        normalize_argnums((3,), 2, "static_argnums", declared=3)
+    assert positional_parameters(inspect.signature(lambda a, b=1, *, c=2: 0)) == 2
+    assert positional_parameters(inspect.signature(lambda a, *rest: 0)) is None
