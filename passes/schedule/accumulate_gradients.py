@@ -17,11 +17,14 @@ from ...dialect.pass_registry import Diagnostics, Pass, register
 
 # Ops whose result is linear in an operand that holds a partial sum, so a partial sum
 # passes through them unreduced. ``dot_general`` and ``multiply`` only when one operand
-# is partial, ``divide`` only in its dividend, ``reduce`` only when it sums.
+# is partial, ``divide`` only in its dividend, ``reduce`` only when it sums; ``add``,
+# ``subtract`` and ``concatenate`` only when every operand is partial (the devices' sum
+# of ``partial - y`` is ``total - n * y``, not ``total - y``).
 _LINEAR = frozenset(f"stablehlo.{name}" for name in (
     "add", "subtract", "negate", "transpose", "reshape", "convert", "broadcast_in_dim", "slice",
     "concatenate", "dot_general", "multiply", "divide", "reduce"))
 _ONE_PARTIAL_OPERAND = frozenset({"stablehlo.dot_general", "stablehlo.multiply"})
+_ALL_PARTIAL_OPERANDS = frozenset({"stablehlo.add", "stablehlo.subtract", "stablehlo.concatenate"})
 
 
 @register
@@ -241,6 +244,7 @@ def _partial_sums(step: _Step, axes: list[str]) -> set[ir.Value]:
             partial.add(op.result)
             continue
         if (not any(carries) or (kind in _ONE_PARTIAL_OPERAND and all(carries))
+                or (kind in _ALL_PARTIAL_OPERANDS and not all(carries))
                 or (kind == "stablehlo.divide" and carries[1])
                 or (kind == "stablehlo.reduce" and (not _sums(op) or carries[1]))):
             continue

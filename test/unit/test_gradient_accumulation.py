@@ -78,6 +78,29 @@ def test_auto_sharded_accumulation_matches_jit():
     assert_matches_jit(parallelize(train_step, method=ShardParallel(mesh_shape=(2, 4), num_micro_batches=2)))
 
 
+def regression_step(params, x, y):
+    loss = lambda p: jnp.mean((jnp.tanh(x @ p["w1"]) @ p["w2"] - y) ** 2)  # noqa: E731
+    value, grads = alpa_mlir.value_and_grad(loss)(params)
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), value
+
+
+@pytest.mark.parametrize("mesh_shape,micro_batches", [((8,), 2), ((2, 4), 4)])
+def test_a_partial_sum_meeting_a_whole_value_is_reduced_first(mesh_shape, micro_batches):
+    # Wide weights, a small batch: the plan splits the hidden dimension (Megatron), so the
+    # second matmul's local results are partial sums over the devices, and the loss
+    # subtracts the targets y (whole on every device) from them. Kept unreduced through
+    # the subtraction, the devices' sum would be total - n*y: the loss was 93.1, not 29.0.
+    k = jax.random.split(jax.random.key(0), 4)
+    params = {"w1": jax.random.normal(k[0], (16, 32)), "w2": jax.random.normal(k[1], (32, 4))}
+    x, y = jax.random.normal(k[2], (32, 16)), jax.random.normal(k[3], (32, 4))
+    step = parallelize(regression_step, method=ShardParallel(mesh_shape=mesh_shape, num_micro_batches=micro_batches),
+                       batch_argnums=(1, 2))
+    assert not step.get_plan(params, x, y).arguments[1].spec.is_replicated  # w2 is split: partial sums arise
+    expected = jax.jit(regression_step)(params, x, y)
+    for a, e in zip(jax.tree.leaves(step(params, x, y)), jax.tree.leaves(expected)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(e), **TOLERANCE)
+
+
 def test_gradients_are_reduced_once_per_step():
     params, batch = mlp_params(), mlp_batch()
     per_step = {}
