@@ -22,7 +22,7 @@ from jax._src.lib.mlir import ir
 from .context import walk
 from .mesh import DeviceMesh
 from .mesh_attr import MESH_ATTR, mesh_from_attr, mesh_to_attr  # noqa: F401 (shared)
-from .sharding import mhlo_tuple_elements
+from .sharding import ShardingError, mhlo_tuple_elements
 
 MHLO_SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
@@ -174,8 +174,16 @@ def find_main(module: ir.Operation) -> ir.Operation:
     raise ValueError(f"the module needs a public @main (found {len(public)} public functions)")
 
 
+def sharding_text(attr: ir.Attribute) -> str:
+    """The text of an ``mhlo.sharding`` attribute; a ``ShardingError`` saying what it must be
+    when it is not a string."""
+    if not isinstance(attr, ir.StringAttr):
+        raise ShardingError(f'mhlo.sharding must be a string such as "{{replicated}}"; got {attr}')
+    return ir.StringAttr(attr).value
+
+
 def result_shardings(op: ir.Operation) -> list[str]:
     """The ``mhlo.sharding`` text of each result of an annotated op: a tuple's elements, or
     one sharding for all."""
-    text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+    text = sharding_text(op.attributes[MHLO_SHARDING])
     return mhlo_tuple_elements(text) or [text] * len(op.results)

@@ -25,6 +25,7 @@ from ...dialect.annotations import (
     set_module_mesh,
     set_value_attrs,
     sharded_ops,
+    sharding_text,
     string_attr,
     value_types,
 )
@@ -190,7 +191,7 @@ def _value_sharding(attrs: dict[str, ir.Attribute], value_type: ir.Type, mesh: D
     if SDY_SHARDING in attrs:
         return _from_sdy(attrs[SDY_SHARDING], value_type, mesh, meshes)
     if MHLO_SHARDING in attrs:
-        return _canonical(ir.StringAttr(attrs[MHLO_SHARDING]).value, mesh, value_type)
+        return _canonical(sharding_text(attrs[MHLO_SHARDING]), mesh, value_type)
     return None
 
 
@@ -232,7 +233,7 @@ def _import_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.A
         op.attributes[MHLO_SHARDING] = string_attr(texts[0] if len(texts) == 1 else
                                                    "{" + ", ".join(texts) + "}")
     elif MHLO_SHARDING in op.attributes:
-        text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+        text = sharding_text(op.attributes[MHLO_SHARDING])
         parsed = parse_mhlo_sharding(text)
         if isinstance(parsed, tuple):
             if len(parsed) != len(results):
@@ -265,5 +266,5 @@ def _import_callback(op: ir.Operation, meshes: dict[str, ir.Attribute]) -> None:
         device = devices.pop() if devices else device
         del op.attributes[SDY_SHARDING]
     elif MHLO_SHARDING in op.attributes:
-        device = maximal_device(ir.StringAttr(op.attributes[MHLO_SHARDING]).value)
+        device = maximal_device(sharding_text(op.attributes[MHLO_SHARDING]))
     op.attributes[MHLO_SHARDING] = string_attr(callback_sharding(device, len(op.results)))

@@ -18,6 +18,7 @@ from ...dialect.annotations import (
     sdy_mesh_name,
     sdy_meshes,
     sharded_ops,
+    sharding_text,
     value_types,
 )
 from ...dialect.mesh import DeviceMesh
@@ -91,7 +92,10 @@ def _report(diagnostics: Diagnostics, severity: str, where, message: str) -> Non
 def _check_value(attrs: dict[str, ir.Attribute], value_type: ir.Type, mesh: DeviceMesh | None,
                  meshes: dict[str, ir.Attribute]) -> list[Finding]:
     if MHLO_SHARDING in attrs:
-        return _check_mhlo(ir.StringAttr(attrs[MHLO_SHARDING]).value, value_type, mesh)
+        try:
+            return _check_mhlo(sharding_text(attrs[MHLO_SHARDING]), value_type, mesh)
+        except ShardingError as error:
+            return [("error", str(error))]
     if SDY_SHARDING in attrs:
         return _check_sdy(attrs[SDY_SHARDING], value_type, meshes)
     return []
@@ -100,8 +104,8 @@ def _check_value(attrs: dict[str, ir.Attribute], value_type: ir.Type, mesh: Devi
 def _check_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.Attribute]) -> list[Finding]:
     results = [r.type for r in op.results]
     if MHLO_SHARDING in op.attributes:
-        text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
         try:
+            text = sharding_text(op.attributes[MHLO_SHARDING])
             parsed = parse_mhlo_sharding(text)
         except ShardingError as error:
             return [("error", str(error))]

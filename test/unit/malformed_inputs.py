@@ -115,7 +115,9 @@ def sharding_mutations(parts: list[tuple[str, str]]) -> list[Case]:
             continue
         for index, bad in _some(enumerate(BAD_SHARDINGS), len(cases), count=3):
             mutated = text[:found.start(1)] + f"mhlo.sharding = {bad}" + text[found.end(1):]
-            cases.append(Case(f"{name}/sharding-{index}", (INPUT, VERIFY), mutated))
+            # through the import pipeline, or straight into the verifier
+            flags = (VERIFY,) if len(cases) % 2 else ("--alpa-verify-sharding",)
+            cases.append(Case(f"{name}/sharding-{index}", (INPUT, *flags), mutated))
     return cases
 
 

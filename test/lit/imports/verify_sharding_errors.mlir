@@ -123,3 +123,14 @@ module attributes {mhlo.num_partitions = 4 : i32} {
     return %arg0 : tensor<8xf32>
   }
 }
+
+// -----
+
+// An mhlo.sharding that is not a string is an error at the op, not an internal error.
+module attributes {mhlo.num_partitions = 8 : i32} {
+  func.func @not_a_string(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error@+1 {{mhlo.sharding must be a string such as "{replicated}"; got 5 : i32}}
+    %0 = stablehlo.negate %arg0 {mhlo.sharding = 5 : i32} : tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}
