@@ -266,11 +266,13 @@ def _contracting(numbers: str, side: str) -> list[int]:
 
 
 def _contracts(dims: list[list[str]], contracted: list[int], axes: set[str]) -> bool:
-    """Whether an operand sharded as ``dims`` carries all of ``axes`` on the ``contracted``
-    dimensions and none on the others: the op's local results are partial sums over ``axes``."""
+    """Whether an operand sharded as ``dims`` carries exactly ``axes`` on the ``contracted``
+    dimensions and none of them on the others: the op's local results are partial sums over
+    ``axes``. (With more axes on the contracted dimensions they are partial over those too,
+    which the loop's accumulators, unreduced over ``axes`` alone, cannot hold.)"""
     on = {a for d in contracted for a in dims[d]}
     off = {a for i, d in enumerate(dims) if i not in contracted for a in d}
-    return axes <= on and not axes & off
+    return axes == on and not axes & off
 
 
 def _sums(reduce_op: ir.Operation) -> bool:

@@ -101,6 +101,56 @@ def test_a_partial_sum_meeting_a_whole_value_is_reduced_first(mesh_shape, micro_
         np.testing.assert_allclose(np.asarray(a), np.asarray(e), **TOLERANCE)
 
 
+def random_loss(seed: int):
+    """A loss drawn from ``seed``: x @ w1, then a few ops that mix the running value with
+    the targets y and the second weight (sums, differences, products, quotients,
+    concatenations, nonlinearities), then a mean. Under a Megatron plan the local results
+    of a matmul over the split hidden dimension are partial sums, so every combination of
+    a partial sum with a whole value appears across the seeds."""
+    rng = np.random.default_rng(seed)
+    ops = [str(op) for op in rng.choice(["add_y", "sub_y", "y_sub", "mul_y", "div_y", "scale", "tanh", "square",
+                                         "concat_y", "neg"], size=3)]
+
+    def loss(params, x, y):
+        h = jnp.tanh(x @ params["w1"]) @ params["w2"]  # (batch, 4)
+        for op in ops:
+            h = _combine(op, h, y)
+        return jnp.mean(h)
+
+    return loss, ops
+
+
+def _combine(op: str, h: jax.Array, y: jax.Array) -> jax.Array:
+    if op == "concat_y":  # both halves of a concatenation, mixed back into one
+        return jnp.concatenate([h, y], axis=1)[:, :4] + jnp.concatenate([y, h], axis=1)[:, 4:]
+    return {"add_y": h + y, "sub_y": h - y, "y_sub": y - h, "mul_y": h * y, "div_y": h / (2.0 + y * y),
+            "scale": 0.5 * h, "tanh": jnp.tanh(h), "square": h * h, "neg": -h}[op]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_losses_accumulate_like_jit(seed):
+    # Against jax.jit on the whole batch, which is what accumulation must equal.
+    loss, ops = random_loss(seed)
+
+    def step(params, x, y):
+        value, grads = alpa_mlir.value_and_grad(loss)(params, x, y)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), value
+
+    def reference(params, x, y):
+        value, grads = jax.value_and_grad(loss)(params, x, y)
+        return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), value
+
+    k = jax.random.split(jax.random.key(seed), 4)
+    params = {"w1": jax.random.normal(k[0], (16, 32)), "w2": jax.random.normal(k[1], (32, 4)) / 4}
+    x, y = jax.random.normal(k[2], (32, 16)), jax.random.normal(k[3], (32, 4))
+    mesh_shape, micro_batches = [((8,), 2), ((2, 4), 4), ((1, 8), 4), ((4, 2), 2)][seed % 4]
+    method = ShardParallel(mesh_shape=mesh_shape, num_micro_batches=micro_batches)
+    got = parallelize(step, method=method, batch_argnums=(1, 2))(params, x, y)
+    for a, e in zip(jax.tree.leaves(got), jax.tree.leaves(jax.jit(reference)(params, x, y))):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=1e-4, atol=1e-5, err_msg=f"{ops} on "
+                                   f"{mesh_shape}, {micro_batches} micro-batches")
+
+
 def test_gradients_are_reduced_once_per_step():
     params, batch = mlp_params(), mlp_batch()
     per_step = {}
