@@ -258,8 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         rest, pass_flags = split_pass_flags(argv, parser)
         args = parser.parse_args(rest)
         args.output = "-" if args.output is None else args.output
-        if args.solver_log:
-            logging.getLogger("alpa_mlir.solver").setLevel(logging.DEBUG)
+        logging.getLogger("alpa_mlir.solver").setLevel(logging.DEBUG if args.solver_log else logging.NOTSET)
         if args.help:
             parser.print_help()
             return 0

@@ -10,6 +10,7 @@ import re
 import pytest
 from malformed_inputs import INPUT, Case, corpus
 
+from alpa_mlir.dialect.text import nesting_too_deep
 from alpa_mlir.tools import alpa_opt
 
 CASES = corpus()
@@ -44,3 +45,11 @@ def test_malformed_input_is_a_located_error(case: Case, tmp_path, capsys, monkey
         assert re.match(rf"{re.escape(str(path))}:[1-9]\d*:[1-9]\d*: error: ", first), err
     else:
         assert re.match(r"alpa-opt: error: ", err) and case.names in err, err
+
+
+def test_nesting_counts_brackets_outside_strings_comments_and_arrows():
+    assert nesting_too_deep("a<b<c>> -> x", 1) == 3  # the second '<'
+    assert nesting_too_deep('"(((" // (((\n [[', 1) == 15  # the second '[': the string and comment do not count
+    assert nesting_too_deep("(tensor<4xf32>) -> tensor<4xf32>", 2) is None
+    assert nesting_too_deep('{a = "\\"{{{"}', 1) is None  # an escaped quote inside a string
+    assert nesting_too_deep("[" * 257 + "]" * 257, 256) == 256
