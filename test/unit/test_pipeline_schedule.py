@@ -110,7 +110,7 @@ def test_verifier_rejects(mlir, case):
 def test_pass_options_parse():
     (element,) = parse_pipeline("alpa-pipeline-schedule{schedule=gpipe num-micro-batches=4}")
     assert element == PipelineSchedulePass(schedule="gpipe", num_micro_batches=4)
-    with pytest.raises(ValueError, match="'num-micro-batches' must be positive"):
+    with pytest.raises(ValueError, match="'num-micro-batches' must be between 1 and 16384"):
         PipelineSchedulePass(num_micro_batches=0)
 
 
