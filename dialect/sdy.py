@@ -1,4 +1,5 @@
-"""Conversions between :class:`ShardingSpec` and Shardy's ``sdy`` attributes.
+"""Conversions between :class:`ShardingSpec` and Shardy's ``sdy`` attributes, and of a
+whole module's ``mhlo.sharding`` annotations into ``sdy`` form.
 
 ``#sdy.sharding<@mesh, [{"x"}, {}]>`` names its mesh axes; the spec numbers them. The
 ``sdy.mesh`` symbol supplies the mapping, and its ``device_ids`` (when present) the
@@ -11,8 +12,24 @@ from __future__ import annotations
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
+from .annotations import (
+    MESH_ATTR,
+    MHLO_SHARDING,
+    SDY_SHARDING,
+    funcs,
+    get_value_attrs,
+    is_sharding_custom_call,
+    rank_of,
+    set_value_attrs,
+    sharded_ops,
+    value_types,
+)
 from .mesh import DeviceMesh, MeshError
-from .sharding import ShardingError, ShardingSpec
+from .sharding import Maximal, ShardingError, ShardingSpec, parse_mhlo_sharding, spec_from_sharding
+
+# Ops whose regions run the enclosing function's dataflow (not per-element bodies such
+# as a reduction's): an op directly inside them may get a sharding constraint.
+_CONTROL_FLOW = ("func.func", "stablehlo.while", "stablehlo.case", "stablehlo.if")
 
 
 def mesh_from_sdy(attr: ir.Attribute, alpha: tuple[float, ...] = (),
@@ -80,3 +97,124 @@ def spec_from_sdy(attr: ir.Attribute, mesh: DeviceMesh, rank: int) -> ShardingSp
             raise ShardingError(f"sharding {attr} uses a sub-axis, which alpa does not support")
         spec_dims.append(tuple(mesh.axis_index(r.name) for r in refs))
     return ShardingSpec(tuple(spec_dims))
+
+
+def export_shardings(module: ir.Operation, mesh: DeviceMesh | None, mesh_name: str = "mesh",
+                     constrain_results: bool = False) -> list[tuple[ir.Operation, str]]:
+    """Rewrite the ``mhlo.sharding`` annotations of ``module`` as ``sdy`` shardings on
+    ``mesh`` (named ``@mesh_name``; ``@maximal_mesh_N`` for values on device N).
+
+    ``stablehlo.custom_call @Sharding`` becomes ``sdy.sharding_constraint``; ``alpa.mesh``
+    is removed. With
+    ``constrain_results``, every op result that has a tiled or replicated sharding is
+    also routed through an ``sdy.sharding_constraint`` of that sharding: XLA imports a
+    module for Shardy through HLO and keeps ``sdy.sharding`` only on arguments, results
+    and a few custom calls, so without constraints Shardy would propagate the ops'
+    shardings afresh instead of taking the plan's. A constraint that is its input's only
+    user gives that input its sharding (Shardy's import), so each op keeps its sharding.
+
+    Returns (op, message) for every annotation that cannot be converted; the module is
+    then partly converted and holds no ``sdy.mesh``.
+    """
+    export = _Exporter(mesh, mesh_name)
+    errors = []
+    for func in funcs(module):
+        for which, label in (("arg_attrs", "argument"), ("res_attrs", "result")):
+            types = value_types(func, which)
+            dicts = get_value_attrs(func, which)
+            for index, attrs in enumerate(dicts):
+                if MHLO_SHARDING not in attrs:
+                    continue
+                try:
+                    attrs[SDY_SHARDING] = export.sharding(attrs.pop(MHLO_SHARDING), types[index])
+                except ValueError as error:
+                    errors.append((func, f"{label} #{index}: {error}"))
+            set_value_attrs(func, which, dicts)
+    for op in list(sharded_ops(module)):
+        if MHLO_SHARDING not in op.attributes:
+            continue
+        try:
+            export.op(op, constrain_results)
+        except ValueError as error:
+            errors.append((op, str(error)))
+    if not errors:
+        export.insert_meshes(module)
+        if MESH_ATTR in module.attributes:
+            del module.attributes[MESH_ATTR]
+    return errors
+
+
+class _Exporter:
+    """Converts shardings on one mesh and remembers which ``sdy.mesh`` symbols they need."""
+
+    def __init__(self, mesh: DeviceMesh | None, mesh_name: str):
+        self.mesh = mesh
+        self.mesh_name = mesh_name
+        self.used_mesh = False
+        self.maximal_devices: set[int] = set()
+
+    def sharding(self, attr: ir.Attribute, value_type: ir.Type) -> ir.Attribute:
+        text = ir.StringAttr(attr).value
+        parsed = parse_mhlo_sharding(text)
+        if isinstance(parsed, tuple):
+            raise ShardingError(f"sharding '{text}' is a tuple but the value is a single tensor")
+        return self._one(parsed, text, value_type)
+
+    def _one(self, parsed, text: str, value_type: ir.Type | None) -> ir.Attribute:
+        if isinstance(parsed, Maximal):  # of any value (a token too), or of an op with no results
+            self.maximal_devices.add(parsed.device)
+            # Shardy's maximal shardings have no dimension entries.
+            return sdy.TensorShardingAttr.get(f"maximal_mesh_{parsed.device}", [])
+        rank = rank_of(value_type)
+        if rank is None:
+            raise ShardingError(f"sharding '{text}' is on a non-tensor value, which sdy cannot annotate")
+        if self.mesh is None:
+            raise ShardingError(f"sharding '{text}' needs a device mesh: pass mesh-shape or set "
+                                "mhlo.num_partitions on the module")
+        self.used_mesh = True
+        return spec_to_sdy(spec_from_sharding(parsed, self.mesh, rank, text), self.mesh, self.mesh_name)
+
+    def op(self, op: ir.Operation, constrain_results: bool) -> None:
+        text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+        parsed = parse_mhlo_sharding(text)
+        results = [r.type for r in op.results]
+        elements = parsed if isinstance(parsed, tuple) else (parsed,) * len(results)
+        if len(elements) != len(results):
+            raise ShardingError(f"sharding '{text}' has {len(elements)} elements but the op has "
+                                f"{len(results)} results")
+        shardings = [self._one(p, text, t) for p, t in zip(elements, results)]
+        if not results and isinstance(parsed, Maximal):  # a host callback with no results: Shardy places
+            shardings = [self._one(parsed, text, None)]  # the op by one sharding, as JAX writes it
+        if is_sharding_custom_call(op):
+            constraint = _constrain(op, op.operands[0], shardings[0])
+            op.results[0].replace_all_uses_with(constraint.results[0])
+            op.erase()
+            return
+        del op.attributes[MHLO_SHARDING]
+        op.attributes[SDY_SHARDING] = sdy.TensorShardingPerValueAttr.get(shardings)
+        if constrain_results and op.parent.name in _CONTROL_FLOW:
+            for result, element, sharding in zip(op.results, elements, shardings):
+                if not isinstance(element, Maximal):
+                    uses = [(use.owner, use.operand_number) for use in result.uses]
+                    constraint = _constrain(op, result, sharding)
+                    for user, index in uses:
+                        user.operands[index] = constraint.results[0]
+
+    def insert_meshes(self, module: ir.Operation) -> None:
+        meshes = []
+        if self.used_mesh:
+            meshes.append((self.mesh_name, mesh_to_sdy(self.mesh)))
+        for device in sorted(self.maximal_devices):
+            meshes.append((f"maximal_mesh_{device}", sdy.MeshAttr.get([], [device])))
+        body = module.regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(body), module.location:
+            for name, attr in meshes:
+                ir.Operation.create("sdy.mesh", attributes={
+                    "sym_name": ir.StringAttr.get(name), "mesh": attr})
+
+
+def _constrain(op: ir.Operation, value: ir.Value, sharding: ir.Attribute) -> ir.Operation:
+    """``sdy.sharding_constraint`` of ``value`` right after ``op``, at its location."""
+    with ir.InsertionPoint.after(op), op.location:
+        return ir.Operation.create("sdy.sharding_constraint", results=[value.type], operands=[value],
+                                   attributes={"sharding": sharding})

@@ -25,7 +25,7 @@ import jax
 from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingSpec
 from .hlo_collectives import HloCollective, parse_collectives
-from .spmd import compile_module
+from .spmd import Partitioner, compile_module, default_partitioner
 
 PROBE_ITEMSIZE = 4  # the probe is f32; bytes scale to the real element size
 
@@ -63,12 +63,14 @@ def probe_resharding(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...
     if math.prod(probe) == 0:
         return ()
     factor = math.prod(shape) / math.prod(probe) * itemsize / PROBE_ITEMSIZE
-    return tuple((c, factor) for c in _probe(src, dst, probe, DeviceMesh(mesh.shape)))
+    # The partitioner that will compile the plan prices it (they partition reshardings alike
+    # once every value's sharding is pinned, but the cache must not mix them).
+    return tuple((c, factor) for c in _probe(src, dst, probe, DeviceMesh(mesh.shape), default_partitioner()))
 
 
 @functools.lru_cache(maxsize=4096)
-def _probe(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], mesh: DeviceMesh
-           ) -> tuple[HloCollective, ...]:
+def _probe(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], mesh: DeviceMesh,
+           partitioner: Partitioner) -> tuple[HloCollective, ...]:
     tensor = f"tensor<{'x'.join(map(str, shape))}xf32>"
     given, need = src.to_mhlo(mesh), dst.to_mhlo(mesh)
     # An add in src and a multiply in dst pin the value's layout on both sides, as a
@@ -81,4 +83,4 @@ def _probe(src: ShardingSpec, dst: ShardingSpec, shape: tuple[int, ...], mesh: D
     return %2 : {tensor}
   }}
 }}"""
-    return tuple(parse_collectives(compile_module(text, mesh).hlo_text, mesh))
+    return tuple(parse_collectives(compile_module(text, mesh, partitioner=partitioner).hlo_text, mesh))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import jax
 import numpy as np
@@ -38,6 +38,7 @@ from ..dialect.host_callbacks import callback_index, is_host_callback
 from ..dialect.jax_interop import aval_of, spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
 from ..dialect.pass_registry import Diagnostics
+from ..dialect.sdy import export_shardings
 from ..dialect.sharding import ShardingError, ShardingSpec
 from .clamp_dynamic_slice_starts import ClampDynamicSliceStartsPass
 from .hlo_collectives import HloCollective, parse_collectives
@@ -45,6 +46,7 @@ from .reshape_degenerate_transposes import ReshapeDegenerateTransposesPass
 from .squeeze_broadcast_operands import SqueezeBroadcastOperandsPass
 
 JaxSharding = NamedSharding | GSPMDSharding
+Partitioner = Literal["shardy", "gspmd"]
 
 
 BUFFER_DONOR = "jax.buffer_donor"
@@ -138,34 +140,51 @@ def read_signature(module: ir.Module) -> ModuleSignature:
                            max((i + 1 for i in indices if i is not None), default=0))
 
 
-def _load(module: ir.Module | str) -> tuple[bytes, ModuleSignature]:
-    """Bytecode and signature of a module object (from any context) or its text, after
-    the passes that keep XLA (jaxlib 0.10.2) from computing wrong values or adding
-    collectives: ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the
-    partitioner's slices of a dynamic slice with the wrong clamp),
-    ``alpa-reshape-degenerate-transposes`` (its import drops the sharding of such a
-    transpose) and ``alpa-squeeze-broadcast-operands`` (its partitioner all-reduces a
-    broadcast operand split along a size-1 dimension). A module object is copied, not
-    changed."""
+def _load(module: ir.Module | str, mesh: DeviceMesh, partitioner: Partitioner) -> tuple[bytes, bool, ModuleSignature]:
+    """Bytecode and signature of a module object (from any context) or its text, and
+    whether XLA is to partition it with Shardy. A module object is copied, not changed."""
     if isinstance(module, str):
         with make_context():
             try:
                 parsed = ir.Module.parse(module)
             except ir.MLIRError as error:
                 raise LoweringError(f"cannot parse the module text: {error}") from None
-            return _xla_bytecode(parsed.operation), read_signature(parsed)
+            signature = read_signature(parsed)
+            return *_xla_bytecode(parsed.operation, signature, mesh, partitioner), signature
     with module.context:
-        return _xla_bytecode(module.operation.clone()), read_signature(module)
+        signature = read_signature(module)
+        return *_xla_bytecode(module.operation.clone(), signature, mesh, partitioner), signature
 
 
-def _xla_bytecode(module: ir.Operation) -> bytes:
-    """``module`` (changed in place) as the bytecode XLA compiles."""
+def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: DeviceMesh,
+                  partitioner: Partitioner) -> tuple[bytes, bool]:
+    """``module`` (changed in place) as the bytecode XLA compiles, and whether for Shardy.
+
+    First the passes that keep XLA (jaxlib 0.10.2) from computing wrong values or adding
+    collectives: ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the
+    partitioner's slices of a dynamic slice with the wrong clamp),
+    ``alpa-reshape-degenerate-transposes`` (its import drops the sharding of such a
+    transpose) and ``alpa-squeeze-broadcast-operands`` (its partitioner all-reduces a
+    broadcast operand split along a size-1 dimension). Then, for Shardy, the
+    ``mhlo.sharding`` annotations in ``sdy`` form, every op's sharding pinned by a
+    closed ``sdy.sharding_constraint`` (XLA's Shardy import keeps no other op
+    shardings), so that Shardy's propagation has nothing left to choose and XLA
+    partitions the plan as written, as GSPMD does. Shardings that no axes of a mesh of
+    this shape express (a permuted device order) have no ``sdy`` form: such a module
+    stays with GSPMD.
+    """
     for xla_workaround in (ClampDynamicSliceStartsPass(), ReshapeDegenerateTransposesPass(),
                            SqueezeBroadcastOperandsPass()):
         xla_workaround.apply(module, Diagnostics([]))
+    use_shardy = signature.uses_shardy
+    if partitioner == "shardy" and not use_shardy:
+        exported = module.clone()
+        # The shardings number partitions: row-major positions of a mesh of this shape.
+        if not export_shardings(exported, DeviceMesh(mesh.shape, axis_names=mesh.axis_names), constrain_results=True):
+            module, use_shardy = exported, True
     output = io.BytesIO()
     module.write_bytecode(file=output)
-    return output.getvalue()
+    return output.getvalue(), use_shardy
 
 
 def mesh_devices(mesh: DeviceMesh, devices: Sequence[jax.Device] | None = None) -> tuple[jax.Device, ...]:
@@ -208,8 +227,14 @@ def _jax_sharding(op_sharding: Any, aval: jax.ShapeDtypeStruct, mesh: DeviceMesh
     return NamedSharding(jax_mesh, spec_to_partition_spec(spec, mesh))
 
 
+def default_partitioner() -> Partitioner:
+    """JAX's choice: Shardy, unless ``jax.config.jax_use_shardy_partitioner`` is off."""
+    return "shardy" if jax.config.jax_use_shardy_partitioner else "gspmd"
+
+
 def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[jax.Device] | None = None,
-                   host_callbacks: Sequence[Callable[..., Any]] = ()) -> SpmdExecutable:
+                   host_callbacks: Sequence[Callable[..., Any]] = (),
+                   partitioner: Partitioner | None = None) -> SpmdExecutable:
     """Partition and compile ``module`` for ``mesh``.
 
     Args:
@@ -219,13 +244,21 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
       devices: the JAX devices to pick the mesh's devices from (``jax.devices()``).
       host_callbacks: the Python callables of the module's host callbacks, in the order
         JAX lowered them (``lowered._lowering.compile_args["host_callbacks"]``).
+      partitioner: ``"shardy"`` converts ``mhlo.sharding`` annotations to Shardy's and
+        compiles with Shardy; ``"gspmd"`` compiles them with XLA's GSPMD propagation
+        (deprecated in XLA). ``None``: :func:`default_partitioner`, as under
+        ``jax.jit``. A module in ``sdy`` form always compiles with Shardy; one whose
+        shardings have no ``sdy`` form (a device order no mesh axes give) with GSPMD.
 
     Raises:
       LoweringError: the mesh needs devices that are not available, the module was
         annotated for another number of partitions, its host callbacks name callables
         that were not given, or XLA rejects the module.
     """
-    bytecode, signature = _load(module)
+    partitioner = partitioner or default_partitioner()
+    if partitioner not in ("shardy", "gspmd"):
+        raise LoweringError(f"partitioner must be 'shardy' or 'gspmd', got {partitioner!r}")
+    bytecode, use_shardy, signature = _load(module, mesh, partitioner)
     if signature.num_partitions is not None and signature.num_partitions != mesh.size:
         raise LoweringError(
             f"module has mhlo.num_partitions = {signature.num_partitions} but mesh {list(mesh.shape)} has "
@@ -240,7 +273,7 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
                             f"#{signature.host_callbacks - 1} but {len(host_callbacks)} were given; pass "
                             "host_callbacks= the callables JAX lowered the function with")
     placed = mesh_devices(mesh, devices)
-    options = compile_options(mesh, signature.uses_shardy)
+    options = compile_options(mesh, use_shardy)
     try:
         executable = _compile(bytecode, placed, options, tuple(host_callbacks))
     except Exception as error:  # jaxlib raises JaxRuntimeError, which is not importable by a stable name

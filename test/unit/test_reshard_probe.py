@@ -51,7 +51,7 @@ def test_scaled_probe_is_what_xla_emits_for_the_tensor(mesh_shape, shape):
     pairs = random.Random(0).sample(pairs, min(6, len(pairs)))
     for src, dst in pairs:
         probed = tally(probe_resharding(src, dst, shape, 4, mesh))
-        direct = tally((c, 1.0) for c in _probe(src, dst, shape, mesh))
+        direct = tally((c, 1.0) for c in _probe(src, dst, shape, mesh, "shardy"))
         assert probed == direct, f"{src} -> {dst} on {shape}"
         # bf16 halves every buffer.
         assert tally(probe_resharding(src, dst, shape, 2, mesh)) == {k: v / 2 for k, v in direct.items()}
