@@ -112,6 +112,9 @@ def export_shardings(module: ir.Operation, mesh: DeviceMesh | None, mesh_name: s
     and a few custom calls, so without constraints Shardy would propagate the ops'
     shardings afresh instead of taking the plan's. A constraint that is its input's only
     user gives that input its sharding (Shardy's import), so each op keeps its sharding.
+    A ``stablehlo.while``'s block arguments are pinned to its shardings the same way:
+    otherwise a constraint on a loop-carried value (a resharding the plan makes inside
+    the loop) would become the sharding of the value itself.
 
     Returns (op, message) for every annotation that cannot be converted; the module is
     then partly converted and holds no ``sdy.mesh``.
@@ -186,19 +189,23 @@ class _Exporter:
         if not results and isinstance(parsed, Maximal):  # a host callback with no results: Shardy places
             shardings = [self._one(parsed, text, None)]  # the op by one sharding, as JAX writes it
         if is_sharding_custom_call(op):
-            constraint = _constrain(op, op.operands[0], shardings[0])
-            op.results[0].replace_all_uses_with(constraint.results[0])
+            op.results[0].replace_all_uses_with(
+                _constraint(op.operands[0], shardings[0], ir.InsertionPoint(op), op.location))
             op.erase()
             return
         del op.attributes[MHLO_SHARDING]
         op.attributes[SDY_SHARDING] = sdy.TensorShardingPerValueAttr.get(shardings)
-        if constrain_results and op.parent.name in _CONTROL_FLOW:
-            for result, element, sharding in zip(op.results, elements, shardings):
-                if not isinstance(element, Maximal):
-                    uses = [(use.owner, use.operand_number) for use in result.uses]
-                    constraint = _constrain(op, result, sharding)
-                    for user, index in uses:
-                        user.operands[index] = constraint.results[0]
+        if not constrain_results or op.parent.name not in _CONTROL_FLOW:
+            return
+        pinned = list(zip(elements, shardings))
+        for result, (element, sharding) in zip(op.results, pinned):
+            if not isinstance(element, Maximal):
+                _pin(result, sharding, op.parent, ir.InsertionPoint.after(op), op.location)
+        if op.name == "stablehlo.while":  # the loop-carried values, whose sharding is the loop's
+            for block in (region.blocks[0] for region in op.regions):
+                for argument, (element, sharding) in zip(block.arguments, pinned):
+                    if not isinstance(element, Maximal):
+                        _pin(argument, sharding, op, ir.InsertionPoint.at_block_begin(block), op.location)
 
     def insert_meshes(self, module: ir.Operation) -> None:
         meshes = []
@@ -213,8 +220,31 @@ class _Exporter:
                     "sym_name": ir.StringAttr.get(name), "mesh": attr})
 
 
-def _constrain(op: ir.Operation, value: ir.Value, sharding: ir.Attribute) -> ir.Operation:
-    """``sdy.sharding_constraint`` of ``value`` right after ``op``, at its location."""
-    with ir.InsertionPoint.after(op), op.location:
+def _constraint(value: ir.Value, sharding: ir.Attribute, where: ir.InsertionPoint,
+                location: ir.Location) -> ir.Value:
+    """The result of an ``sdy.sharding_constraint`` of ``value`` inserted at ``where``."""
+    with where, location:
         return ir.Operation.create("sdy.sharding_constraint", results=[value.type], operands=[value],
-                                   attributes={"sharding": sharding})
+                                   attributes={"sharding": sharding}).results[0]
+
+
+def _pin(value: ir.Value, sharding: ir.Attribute, scope: ir.Operation, where: ir.InsertionPoint,
+         location: ir.Location) -> None:
+    """Route the uses of ``value`` (defined in a region of ``scope``) through a constraint
+    to ``sharding`` inserted at ``where``; not those in a body XLA outlines (a sort's
+    comparator, a reduction's body): XLA sinks a constant such a body reads into it, but
+    not a constraint of it, and cannot translate a body that reads an outside value."""
+    uses = [(use.owner, use.operand_number) for use in value.uses if _in_dataflow_of(use.owner, scope)]
+    if not uses:
+        return
+    constrained = _constraint(value, sharding, where, location)
+    for user, index in uses:
+        user.operands[index] = constrained
+
+
+def _in_dataflow_of(user: ir.Operation, scope: ir.Operation) -> bool:
+    """Whether ``user`` is in ``scope``'s regions, at most through control flow."""
+    parent = user.parent
+    while parent.name in _CONTROL_FLOW and parent != scope:
+        parent = parent.parent
+    return parent == scope

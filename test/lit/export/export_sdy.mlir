@@ -1,4 +1,5 @@
 // RUN: alpa-opt --alpa-export-sdy --split-input-file %s | FileCheck %s
+// RUN: alpa-opt --alpa-export-sdy=constrain-results --split-input-file %s | FileCheck %s --check-prefix=PIN
 
 // The canonical form JAX's GSPMD path emits becomes what its Shardy path emits.
 // CHECK-LABEL: module @from_gspmd
@@ -62,5 +63,62 @@ module @host_callbacks attributes {mhlo.num_partitions = 2 : i32} {
 module @negative_unsharded attributes {mhlo.num_partitions = 2 : i32} {
   func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
     return %arg0 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// constrain-results (what compile_module asks for): XLA's Shardy import keeps no
+// sdy.sharding of an ordinary op, so each result and each loop-carried value is also
+// routed through a constraint of its sharding; a maximal one is left to the attribute.
+// Without the option there are no constraints.
+// CHECK-LABEL: module @constrain_results
+// CHECK-NOT: sdy.sharding_constraint
+// PIN-LABEL: module @constrain_results
+// PIN: %[[ADD:.*]] = stablehlo.add {{.*}} {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}]>]>}
+// PIN-NEXT: %[[PINNED:.*]] = sdy.sharding_constraint %[[ADD]] <@mesh, [{"x"}]>
+// PIN: stablehlo.while(%[[I:.*]] = %[[PINNED]])
+// PIN: do {
+// PIN-NEXT: %[[CARRIED:.*]] = sdy.sharding_constraint %[[I]] <@mesh, [{"x"}]>
+// PIN-NEXT: stablehlo.negate %[[CARRIED]]
+// PIN: stablehlo.custom_call @host_callback({{.*}}) {{{.*}}sdy.sharding = #sdy.sharding_per_value<[<@maximal_mesh_0, []>]>}
+// PIN-NOT: sdy.sharding_constraint
+// PIN: return
+module @constrain_results attributes {mhlo.num_partitions = 2 : i32} {
+  func.func @main(%arg0: tensor<4xf32> {mhlo.sharding = "{devices=[2]<=[2]}"}) -> tensor<4xf32> {
+    %0 = stablehlo.add %arg0, %arg0 {mhlo.sharding = "{devices=[2]<=[2]}"} : tensor<4xf32>
+    %1 = stablehlo.while(%i = %0) : tensor<4xf32> attributes {mhlo.sharding = "{devices=[2]<=[2]}"}
+    cond {
+      %c = stablehlo.constant {mhlo.sharding = "{replicated}"} dense<true> : tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %n = stablehlo.negate %i {mhlo.sharding = "{devices=[2]<=[2]}"} : tensor<4xf32>
+      stablehlo.return %n : tensor<4xf32>
+    }
+    %2 = stablehlo.custom_call @host_callback(%1) {mhlo.sharding = "{maximal device=0}"} : (tensor<4xf32>) -> tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// A sort's comparator reads the outside constant itself, not its constraint: XLA sinks
+// constants into the bodies it outlines, and cannot translate a body reading anything else.
+// PIN-LABEL: module @constrain_results_outside_bodies
+// PIN: %[[NAN:.*]] = stablehlo.constant
+// PIN-NEXT: sdy.sharding_constraint %[[NAN]] <@mesh, []>
+// PIN: "stablehlo.sort"
+// PIN: stablehlo.compare GT, %{{.*}}, %[[NAN]]
+module @constrain_results_outside_bodies attributes {mhlo.num_partitions = 2 : i32} {
+  func.func @main(%arg0: tensor<4xf32> {mhlo.sharding = "{devices=[2]<=[2]}"}) -> tensor<4xf32> {
+    %nan = stablehlo.constant {mhlo.sharding = "{replicated}"} dense<0x7FC00000> : tensor<f32>
+    %0 = "stablehlo.sort"(%arg0) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %p = stablehlo.compare GT, %a, %nan : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }) {dimension = 0 : i64, mhlo.sharding = "{replicated}"} : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = stablehlo.broadcast_in_dim %nan, dims = [] {mhlo.sharding = "{replicated}"} : (tensor<f32>) -> tensor<4xf32>
+    %2 = stablehlo.add %0, %1 {mhlo.sharding = "{replicated}"} : tensor<4xf32>
+    return %2 : tensor<4xf32>
   }
 }
