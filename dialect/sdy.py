@@ -244,7 +244,7 @@ def _pin(value: ir.Value, sharding: ir.Attribute, scope: ir.Operation, where: ir
 
 def _in_dataflow_of(user: ir.Operation, scope: ir.Operation) -> bool:
     """Whether ``user`` is in ``scope``'s regions, at most through control flow."""
-    parent = user.parent
+    parent, scope = user.parent.operation, scope.operation
     while parent.name in _CONTROL_FLOW and parent != scope:
-        parent = parent.parent
+        parent = parent.parent.operation
     return parent == scope
