@@ -25,8 +25,6 @@ from jax._src.lib.mlir import ir
 
 from .dialect.annotations import find_main, get_value_attrs, set_value_attrs
 
-JAX_TOKEN = "jax.token"
-
 
 def _is_token(value_type: ir.Type) -> bool:
     return str(value_type) == "!stablehlo.token"
