@@ -212,9 +212,10 @@ class PipeshardParallel:
             raise ValueError(f"PipeshardParallel option 'cluster_shape' {list(shape)} must be (hosts, devices per "
                              f"host) covering the {len(devices)} devices")
         stage = self.stage_option
-        if isinstance(stage, ManualStageOption) and sum(h * d for h, d in stage.submeshes) != len(devices):
+        asked = sum(h * d for h, d in stage.submeshes) if isinstance(stage, ManualStageOption) else len(devices)
+        if asked != len(devices):
             raise ValueError(f"PipeshardParallel: ManualStageOption's submeshes {[tuple(m) for m in stage.submeshes]} "
-                             f"hold {sum(h * d for h, d in stage.submeshes)} devices, but the cluster "
+                             f"hold {asked} devices, but the cluster "
                              f"({shape[0]}x{shape[1]}) has {len(devices)}; the stages' submeshes must use every "
                              "device once")
         return shape

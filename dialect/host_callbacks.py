@@ -21,7 +21,7 @@ import re
 
 from jax._src.lib.mlir import ir
 
-from .annotations import MHLO_SHARDING
+from .annotations import MHLO_SHARDING, sharding_text
 from .sharding import Maximal, ShardingError, parse_mhlo_sharding
 
 CALLBACK_TARGET = re.compile(r"xla(_ffi)?(_partitioned)?_python_(cpu|gpu)_callback")
@@ -62,7 +62,7 @@ def callback_device(op: ir.Operation) -> int:
     """The device the callback ``op`` runs on: its maximal sharding's, else the first."""
     if MHLO_SHARDING not in op.attributes:
         return DEFAULT_DEVICE
-    return maximal_device(ir.StringAttr(op.attributes[MHLO_SHARDING]).value)
+    return maximal_device(sharding_text(op.attributes[MHLO_SHARDING]))
 
 
 def callback_index(op: ir.Operation) -> int | None:

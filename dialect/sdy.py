@@ -22,6 +22,7 @@ from .annotations import (
     rank_of,
     set_value_attrs,
     sharded_ops,
+    sharding_text,
     value_types,
 )
 from .mesh import DeviceMesh, MeshError
@@ -157,7 +158,7 @@ class _Exporter:
         self.maximal_devices: set[int] = set()
 
     def sharding(self, attr: ir.Attribute, value_type: ir.Type) -> ir.Attribute:
-        text = ir.StringAttr(attr).value
+        text = sharding_text(attr)
         parsed = parse_mhlo_sharding(text)
         if isinstance(parsed, tuple):
             raise ShardingError(f"sharding '{text}' is a tuple but the value is a single tensor")
@@ -178,7 +179,7 @@ class _Exporter:
         return spec_to_sdy(spec_from_sharding(parsed, self.mesh, rank, text), self.mesh, self.mesh_name)
 
     def op(self, op: ir.Operation, constrain_results: bool) -> None:
-        text = ir.StringAttr(op.attributes[MHLO_SHARDING]).value
+        text = sharding_text(op.attributes[MHLO_SHARDING])
         parsed = parse_mhlo_sharding(text)
         results = [r.type for r in op.results]
         elements = parsed if isinstance(parsed, tuple) else (parsed,) * len(results)
