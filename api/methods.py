@@ -26,6 +26,7 @@ import jax
 from .dialect.mesh import DeviceMesh, MeshError
 from .dialect.pass_registry import option_fields
 from .passes.intra_op.auto_sharding import AutoShardingPass
+from .passes.intra_op.ilp import HIGHS_MIP_GAP
 from .plans.sharding_plan import ShardingPlan
 from .saved_plan import SavedPlan
 
@@ -98,6 +99,7 @@ class ShardParallel:
     resharding_costs: Literal["model", "xla"] = "xla"
     solver: str = "HIGHS"
     solver_time_limit: float = 0.0
+    mip_gap: float = HIGHS_MIP_GAP
     num_micro_batches: int = 1
     plan: SavedPlan | ShardingPlan | None = field(default=None, hash=False)
 

@@ -15,6 +15,7 @@ and from ``mhlo.sharding`` strings, whose grammar is XLA's::
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -35,6 +36,13 @@ def split_bytes(counts: tuple[int, ...] | list[int], shape: tuple[int, ...], ite
 def tile_bytes(spec: ShardingSpec, shape: tuple[int, ...], itemsize: int, mesh: DeviceMesh) -> float:
     """Bytes of one device's tile of a tensor of ``shape`` sharded as ``spec``."""
     return split_bytes(spec.tile_shape(mesh), shape, itemsize)
+
+
+@functools.lru_cache(maxsize=65536)
+def _tile_shape(dims: tuple[tuple[int, ...], ...], mesh_shape: tuple[int, ...]) -> tuple[int, ...]:
+    # The planner asks this for every strategy of every op (hundreds of thousands of
+    # times for a GPT stage) with few distinct answers.
+    return tuple(math.prod(mesh_shape[a] for a in axes) for axes in dims)
 
 
 class ShardingError(ValueError):
@@ -94,7 +102,7 @@ class ShardingSpec:
         return math.prod(mesh.shape[a] for a in self.dims[dim])
 
     def tile_shape(self, mesh: DeviceMesh) -> tuple[int, ...]:
-        return tuple(self.num_shards(d, mesh) for d in range(self.rank))
+        return _tile_shape(self.dims, mesh.shape)
 
     def replication(self, mesh: DeviceMesh) -> int:
         """How many devices hold each tile."""

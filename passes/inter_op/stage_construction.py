@@ -131,6 +131,9 @@ class StageConstructionPass(Pass):
                 "local devices)"})
     profile_repeats: int = field(default=3, metadata={"help": "profile: timed runs per candidate (median)"})
     jobs: int = field(default=1, metadata={"help": "processes planning candidates at once (analytic costs)"})
+    mip_gap: float = field(default=0.01, metadata={
+        "help": "the candidates' intra-op plans may cost this fraction more than their optimum (alpa-auto-sharding's "
+                "mip-gap; well inside the cost model's own error); the chosen stages are planned to its default"})
     device_memory: float = field(default=0.0, metadata={"help": "bytes per device for Eq. 5 (0: unlimited)"})
     device_flops: float = field(default=1e13, metadata={"help": "FLOP/s of one device (without device-profile)"})
     device_profile: str = field(default="", metadata={
@@ -181,6 +184,8 @@ class StageConstructionPass(Pass):
         if not 1 <= self.jobs <= MAX_JOBS or (self.jobs > 1 and self.cost_model == "profile"):
             raise ValueError(f"option 'jobs' must be between 1 and {MAX_JOBS}, and 1 with cost-model=profile "
                              "(timings would compete for the devices)")
+        if not 0 <= self.mip_gap < 1:
+            raise ValueError(f"option 'mip-gap' is a fraction in [0, 1); got {self.mip_gap}")
         if self.profile_repeats < 1:
             raise ValueError(f"option 'profile-repeats' must be positive; got {self.profile_repeats}")
         if self.max_costed_layers < 0:

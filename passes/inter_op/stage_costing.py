@@ -35,6 +35,7 @@ from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.device_profile import DeviceProfile
 from ...plans.sharding_plan import ShardingPlan
 from ..intra_op.auto_sharding import AutoShardingPass
+from ..intra_op.ilp import HIGHS_MIP_GAP
 from ..intra_op.rules import itemsize_of, shape_of
 from .layer_construction import op_flops
 from .outline import extract
@@ -99,8 +100,9 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
             key = (text, mesh.shape, mesh.alpha, mesh.beta)
             work.setdefault(key, (stage, mesh, indices))
             entries.append(((i, j, submeshes.index(k), p), key))
-    if not _plan_all(options.jobs, {k: v for k, v in work.items() if k not in cache.planned}, main.context,
-                     costing, cache.planned):  # the planner's error is reported at its op
+    new = {k: v for k, v in work.items() if k not in cache.planned}
+    if not _plan_all(options.jobs, options.mip_gap, new, main.context, costing, cache.planned):
+        # the planner's error is reported at its op
         diagnostics.failed = True
         return None
     planned, costed = cache.planned, cache.costed
@@ -131,15 +133,19 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
 
 
 def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,
-               state: tuple[tuple[int, int], ...] = ()) -> ShardingPlan | None:
+               state: tuple[tuple[int, int], ...] = (), mip_gap: float = HIGHS_MIP_GAP) -> ShardingPlan | None:
     """``module`` (a stage) annotated with its intra-op plan on ``mesh``, its ``state``
-    (argument, result) pairs each in one sharding; the plan, or None after an error."""
-    return _stage_planner(mesh.shape, mesh.alpha, mesh.beta, state).plan_module(module.operation, diagnostics)
+    (argument, result) pairs each in one sharding, within ``mip_gap`` of the optimum; the
+    plan, or None after an error."""
+    return _stage_planner(mesh.shape, mesh.alpha, mesh.beta, state, mip_gap).plan_module(module.operation,
+                                                                                         diagnostics)
 
 
-def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnostics, planned: dict) -> bool:
-    """Each distinct stage module planned on its logical mesh, from a fresh copy, into
-    ``planned``: key -> (plan, shardings of its copied ops' results, the planned module).
+def _plan_all(jobs: int, mip_gap: float, work: dict, context: ir.Context, diagnostics: Diagnostics,
+              planned: dict) -> bool:
+    """Each distinct stage module planned on its logical mesh within ``mip_gap`` of its
+    optimum, from a fresh copy, into ``planned``: key -> (plan, shardings of its copied
+    ops' results, the planned module).
     ``jobs`` > 1 plans in that many processes. False after an error (reported)."""
     progress = _Progress("stage construction: planned", len(work))
     if jobs > 1 and work:
@@ -149,7 +155,8 @@ def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnosti
                     as pool:
                 remote = pool.map(_plan_remotely, [key[0] for key in keys],
                                   [tuple(work[key][1].shape) for key in keys],
-                                  [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys])
+                                  [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys],
+                                  [mip_gap] * len(keys))
                 for key, answer in zip(keys, remote):
                     if answer is not None:
                         module = ir.Module.parse(answer[0], context=context)
@@ -162,7 +169,7 @@ def _plan_all(jobs: int, work: dict, context: ir.Context, diagnostics: Diagnosti
     for key, (_, mesh, _) in work.items():
         if key not in planned:  # serially (or again, so that a failure is reported at its op)
             module = ir.Module.parse(key[0], context=context)
-            plan = plan_stage(module, mesh, diagnostics)
+            plan = plan_stage(module, mesh, diagnostics, mip_gap=mip_gap)
             if plan is None:
                 progress.close()
                 return False
@@ -274,20 +281,20 @@ class _Progress:
 
 
 def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...],
-                   state: tuple[tuple[int, int], ...] = ()) -> AutoShardingPass:
+                   state: tuple[tuple[int, int], ...], mip_gap: float) -> AutoShardingPass:
     """The intra-op pass a stage is planned with; a tensor dimension may take every axis of
     its submesh (S^{01}: data parallelism within a stage on a 2-D submesh); ``state``: its
     (argument, result) pairs kept in one sharding."""
     return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_flattened_mesh=True,
-                            state=state)
+                            state=state, mip_gap=mip_gap)
 
 
 def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],
-                   beta: tuple[float, ...]) -> tuple[str, dict] | None:
+                   beta: tuple[float, ...], mip_gap: float) -> tuple[str, dict] | None:
     """In a worker process: plan a stage module; its annotated text and plan, or None on failure."""
     with make_context():
         module = ir.Module.parse(text)
-        plan = _stage_planner(shape, alpha, beta).plan_module(module.operation, Diagnostics([]))
+        plan = _stage_planner(shape, alpha, beta, (), mip_gap).plan_module(module.operation, Diagnostics([]))
         return None if plan is None else (str(module), plan.to_json())
 
 

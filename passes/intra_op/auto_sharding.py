@@ -131,6 +131,9 @@ class AutoShardingPass(MeshOptions, Pass):
                 "again until every picked resharding is priced as XLA emits it)"})
     solver: str = field(default="HIGHS", metadata={"help": "CVXPY MILP solver"})
     solver_time_limit: float = field(default=0.0, metadata={"help": "seconds (0: no limit)"})
+    mip_gap: float = field(default=ilp.HIGHS_MIP_GAP, metadata={
+        "help": "how far above the optimum Eq. 1's value may be, as a fraction of it (HiGHS's mip_rel_gap, whose "
+                "default this is); a plan the LP relaxation proves that close is taken without branch and bound"})
     report: str = field(default="", metadata={"help": "path of a JSON plan report"})
     resharding_probe: ReshardingProbe | None = provided(
         "resharding-costs=xla: what XLA emits for a resharding (lowering.reshard_probe.resharding_probe)")
@@ -161,6 +164,8 @@ class AutoShardingPass(MeshOptions, Pass):
                              f"mesh has {rank} axes")
         if self.solver_time_limit < 0:
             raise ValueError("option 'solver-time-limit' must not be negative")
+        if not 0 <= self.mip_gap < 1:
+            raise ValueError(f"option 'mip-gap' is a fraction in [0, 1); got {self.mip_gap}")
 
     # ------------------------------------------------------------------ driver
 
@@ -260,7 +265,8 @@ class AutoShardingPass(MeshOptions, Pass):
         for _ in range(MAX_REPRICING + 1):
             solution = ilp.solve(graph.cost_graph(memory=self.memory_budget > 0),
                                  memory_budget=self.memory_budget or None, solver=self.solver,
-                                 time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies))
+                                 time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies),
+                                 mip_gap=self.mip_gap)
             if oracle is None or not graph.measure_reshardings(solution.choices, oracle):
                 return solution, True
         return replace(solution, objective=ilp.objective(graph.cost_graph(memory=False), solution.choices)), False

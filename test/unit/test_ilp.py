@@ -9,7 +9,16 @@ import pytest
 from ilp_oracle import brute_force
 
 from alpa_mlir.passes.intra_op.ilp import solve
-from alpa_mlir.passes.intra_op.ilp_graph import CostGraph, Edge, Follow, IlpError, InfeasibleError, objective
+from alpa_mlir.passes.intra_op.ilp_graph import (
+    CostGraph,
+    Edge,
+    Follow,
+    IlpError,
+    InfeasibleError,
+    local_search,
+    objective,
+    reduced_objective,
+)
 
 GIB = float(2**30)
 
@@ -183,6 +192,53 @@ def test_fractional_lp_relaxation_falls_back_to_the_milp() -> None:
     sol = solve(graph)
     assert (sol.stats.status, sol.stats.method) == ("optimal", "milp")
     assert sol.objective == 2.0 == brute_force(graph)[1]
+
+
+def test_a_local_optimum_the_lp_proves_close_skips_branch_and_bound() -> None:
+    # The K4 above with 100 on every strategy: the LP bound is 400, the optimum 402 (two
+    # agreeing pairs). Rounding the half-and-half LP optimum picks strategy 0 everywhere
+    # (406); local search moves two nodes to 402, which the bound proves within 0.5%.
+    agree = np.array([[1.0, 0.0], [0.0, 1.0]])
+    graph = CostGraph(tuple(np.full(2, 100.0) for _ in range(4)), tuple(Edge(a, b, agree) for a, b in K4))
+    sol = solve(graph, mip_gap=0.01)
+    assert (sol.stats.status, sol.stats.method) == ("optimal", "lp-local-search")
+    assert sol.objective == 402.0 == brute_force(graph)[1]
+    assert solve(graph, mip_gap=0.004).stats.method == "milp"  # 0.5% is more than that gap
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_dense_random_graph_within_the_gap_of_brute_force(seed: int) -> None:
+    # K7, 3 strategies each: nothing reduces, and most LP optima are fractional (20 of
+    # these 30 end in local search, 11 of them above the optimum, all within the gap).
+    rng = np.random.default_rng(seed)
+    graph = CostGraph(tuple(1 + rng.random(3) for _ in range(7)),
+                      tuple(Edge(a, b, rng.random((3, 3))) for a in range(7) for b in range(a + 1, 7)))
+    best = brute_force(graph)[1]
+    sol = solve(graph, mip_gap=0.2)
+    assert best - 1e-9 <= sol.objective <= best + 0.2 * sol.objective + 1e-9
+    assert objective(graph, sol.choices) == sol.objective
+    exact = solve(graph, mip_gap=0.0)
+    assert exact.objective == pytest.approx(best, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_local_search_ends_where_no_single_change_helps(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n, k = 6, 3
+    costs = {v: rng.random(k) for v in range(n)}
+    edges = {(a, b): rng.random((k, k)) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.6}
+    start = {v: int(rng.integers(k)) for v in range(n)}
+    found = local_search(costs, edges, start)
+    value = reduced_objective(costs, edges, found)
+    assert value <= reduced_objective(costs, edges, start)
+    for v in range(n):
+        for other in range(k):
+            assert reduced_objective(costs, edges, found | {v: other}) >= value - 1e-12
+
+
+def test_bad_gap_is_an_error() -> None:
+    with pytest.raises(IlpError, match="mip_gap must be in"):
+        solve(CostGraph((np.zeros(1),)), mip_gap=1.0)
 
 
 def test_memory_budget_skips_reduction_and_binds() -> None:

@@ -15,6 +15,8 @@
 // OPT-MANUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage in 'stage-submeshes'
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 cost-model=profile profile-repeats=0' 2>&1 | FileCheck %s --check-prefix=OPT-REPEATS
 // OPT-REPEATS: alpa-opt: error: alpa-stage-construction: option 'profile-repeats' must be positive; got 0
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 mip-gap=-0.5' 2>&1 | FileCheck %s --check-prefix=OPT-GAP
+// OPT-GAP: alpa-opt: error: alpa-stage-construction: option 'mip-gap' is a fraction in [0, 1); got -0.5
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
 // OPT-MICRO: alpa-opt: error: alpa-stage-construction: option 'num-micro-batches' must be positive; got 0
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 device-profile=%t.missing.json' 2>&1 | FileCheck %s --check-prefix=OPT-PROFILE

@@ -24,6 +24,8 @@
 // OPT-FORCE-AXIS: alpa-opt: error: alpa-auto-sharding: option 'force-batch-dim-to-mesh-dim' is 2 but the mesh has 2 axes
 // RUN: not alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 solver-time-limit=-1' 2>&1 | FileCheck %s --check-prefix=OPT-TIME-LIMIT
 // OPT-TIME-LIMIT: alpa-opt: error: alpa-auto-sharding: option 'solver-time-limit' must not be negative
+// RUN: not alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 mip-gap=1' 2>&1 | FileCheck %s --check-prefix=OPT-GAP
+// OPT-GAP: alpa-opt: error: alpa-auto-sharding: option 'mip-gap' is a fraction in [0, 1); got 1.0
 // RUN: not alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 keep-user-shardings=some' 2>&1 | FileCheck %s --check-prefix=OPT-KEEP
 // OPT-KEEP: alpa-opt: error: option 'keep-user-shardings' of alpa-auto-sharding must be one of all, io, none; got 'some'
 
