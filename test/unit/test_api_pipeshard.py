@@ -207,6 +207,33 @@ def test_a_hugging_face_model_in_a_flax_train_state_pipelines():
     assert pipelined.num_compilations == 1
 
 
+def test_a_hugging_face_step_with_jax_grad_and_clipping_returns_only_the_state():
+    # The same GPT-2 in a TrainState, written the most common way: jax.grad (no loss to
+    # find the backward pass from), optax's clip_by_global_norm chained before AdamW (a
+    # scalar summed over both stages' gradients), and only the new state comes back.
+    model = FlaxGPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=64, n_positions=16), seed=0)
+    tx = optax.chain(optax.clip_by_global_norm(0.5), optax.adamw(1e-3, eps=1e-3))
+    state = train_state.TrainState.create(apply_fn=model.__call__, params=model.params, tx=tx)
+    ids = jax.random.randint(jax.random.key(0), (8, 16), 0, 64)
+    batch = {"ids": ids, "labels": jax.numpy.roll(ids, -1, axis=1)}
+
+    def step(state, batch):
+        def loss(params):
+            logits = state.apply_fn(batch["ids"], params=params, train=False).logits
+            return optax.softmax_cross_entropy_with_integer_labels(logits, batch["labels"]).mean()
+
+        return state.apply_gradients(grads=jax.grad(loss)(state.params))
+
+    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(1,))
+    pipelined, reference = parallelize(step, method=method), jax.jit(step)
+    mine = theirs = state
+    for _ in range(2):
+        mine, theirs = pipelined(mine, batch), reference(theirs, batch)
+        assert_trees_close(mine, theirs)
+    assert len(pipelined.get_plan(state, batch).stages) == 2 and pipelined.num_compilations == 1
+
+
 @pytest.mark.parametrize("progress", [True, False])
 def test_the_first_call_says_what_it_is_doing(progress, capsys, monkeypatch):
     # A first call can take a minute: a line per phase on stderr, even when it is not a
