@@ -184,6 +184,14 @@ def cluster_operators(
     )
 
 
+def equal_operator_layers(num_ops: int, num_layers: int) -> tuple[int, ...]:
+    """Sec. 8.3's "equal operator" baseline: the layer of each of ``num_ops`` ops when every
+    layer holds as many ops (up to one), whatever their FLOPs and the bytes they send."""
+    if num_layers < 1 or num_ops < num_layers:
+        raise ValueError(f"{num_ops} ops cannot form {num_layers} non-empty layers")
+    return tuple(k * num_layers // num_ops for k in range(num_ops))
+
+
 def _cut_set(ops: Iterable[int], num_ops: int, what: str) -> set[int]:
     cuts = {int(op) for op in ops}
     bad = sorted(c for c in cuts if not 0 <= c < num_ops - 1)

@@ -15,7 +15,7 @@ from ...dialect.host_callbacks import is_host_callback
 from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, SEGMENT_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ..intra_op.rules import itemsize_of, iteration_space, shape_of
-from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators
+from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators, equal_operator_layers
 from .training_step import StepGraph, TrainingStep, analyze_training_step
 
 
@@ -96,7 +96,7 @@ class LayerConstructionPass(Pass):
         if layers == len(boundaries) + 1 and boundaries:  # the user's segments are the layers
             forward_layers = list(np.cumsum([0] + [k in boundaries for k in range(len(forward) - 1)]))
         elif self.clustering == "equal-operator":  # Sec. 8.3's baseline: as many forward ops in each layer
-            forward_layers = [k * layers // len(forward) for k in range(len(forward))]
+            forward_layers = list(equal_operator_layers(len(forward), layers))
         else:
             flops = [op_flops(ops[i]) for i in forward]
             try:

@@ -40,7 +40,7 @@ from ..intra_op.rules import itemsize_of, shape_of
 from .layer_construction import op_flops
 from .outline import extract
 from .stage_dp import StageCosts
-from .stage_search import Candidate
+from .stage_search import Candidate, compose_ranges
 from .training_step import StepGraph
 
 if TYPE_CHECKING:
@@ -117,15 +117,8 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
         latency[index], params, params_whole, act_mem[index] = costed[key]
         # Optimizer state (read by the updates only) is taken as sharded like the parameters.
         param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
-    for i, j in composed:  # max-costed-layers: append one layer at a time to [i, i+m)
-        m = options.max_costed_layers
-        for table in (latency, param_mem, act_mem):
-            total = table[i, i + m].copy()
-            with np.errstate(invalid="ignore"):  # inf - inf: a view the submesh lacks, made inf below
-                for last in range(i + m, j):  # what layer `last` adds after the m - 1 before it
-                    before = table[last - m + 1, last] if m > 1 else 0.0
-                    total += table[last - m + 1, last + 1] - before
-            table[i, j] = np.nan_to_num(total, nan=np.inf)
+    for table in (latency, param_mem, act_mem):  # max-costed-layers
+        compose_ranges(table, composed, options.max_costed_layers)
     for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                            if severity == "warning"):
         diagnostics.warning(location, message)

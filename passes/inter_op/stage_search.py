@@ -48,7 +48,7 @@ def costed_candidates(candidates: list[Candidate], max_costed_layers: int,
                       num_layers: int) -> tuple[list[Candidate], list[tuple[int, int]]]:
     """The candidates to plan, and the (start, end) ranges to compose from them instead
     (``max-costed-layers``: every range of at most that many layers is planned, on every
-    submesh shape in use; longer ones are composed, see ``stage_costing.compose_ranges``)."""
+    submesh shape in use; longer ones are composed, see :func:`compose_ranges`)."""
     if not max_costed_layers:
         return candidates, []
     m = max_costed_layers
@@ -59,6 +59,22 @@ def costed_candidates(candidates: list[Candidate], max_costed_layers: int,
     return sorted({(i, j, k) for i, j, k in candidates if j - i <= m} |
                   {(i, j, k) for i in range(num_layers) for j in range(i + 1, min(i + m, num_layers) + 1)
                    for k in shapes_used}), composed
+
+
+def compose_ranges(table: np.ndarray, composed: list[tuple[int, int]], max_costed_layers: int) -> None:
+    """Cost each composed range ``[i, j)`` of ``table`` (indexed ``[start, end, ...]``) in place from
+    the ranges of at most ``m = max_costed_layers`` layers, appending one layer at a time, each
+    adding what it adds to the ``m``-layer range it ends:
+    ``t(i, j) = t(i, i+m) + sum_{l=i+m}^{j-1} t(l-m+1, l+1) - t(l-m+1, l)``. Exact for costs
+    that add up over layers; ``inf`` wherever one of the terms is (a view the submesh lacks)."""
+    m = max_costed_layers
+    for i, j in composed:
+        terms = [table[i, i + m]] + [table[last - m + 1, last + 1] for last in range(i + m, j)]
+        taken = [table[last - m + 1, last] for last in range(i + m, j)] if m > 1 else []
+        missing = np.logical_or.reduce([~np.isfinite(t) for t in terms + taken])
+        with np.errstate(invalid="ignore"):  # inf - inf where a term is missing: inf below
+            total = sum(terms) - sum(taken, np.zeros_like(terms[0]))
+        table[i, j] = np.where(missing, np.inf, total)
 
 
 def logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]]:
