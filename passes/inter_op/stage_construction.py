@@ -131,6 +131,9 @@ class StageConstructionPass(Pass):
                 "local devices)"})
     profile_repeats: int = field(default=3, metadata={"help": "profile: timed runs per candidate (median)"})
     jobs: int = field(default=1, metadata={"help": "processes planning candidates at once (analytic costs)"})
+    prune: bool = field(default=True, metadata={
+        "help": "skip the candidates whose compute alone rules them out of a better plan than one already costed "
+                "(the plan found is the same); off: cost every candidate, e.g. for each one's latency in the report"})
     mip_gap: float = field(default=0.01, metadata={
         "help": "the candidates' intra-op plans may cost this fraction more than their optimum (alpa-auto-sharding's "
                 "mip-gap; well inside the cost model's own error); the chosen stages are planned to its default"})
@@ -230,10 +233,13 @@ class StageConstructionPass(Pass):
                                   inter_host_alpha=self.inter_host_latency,
                                   inter_host_beta=1.0 / self.inter_host_bandwidth)
         cache, found, errors = CostCache(), [], []
-        stats = {"candidates": 0, "composed_ranges": 0, "cost_seconds": 0.0, "dp_seconds": 0.0}
+        stats = {"candidates": 0, "composed_ranges": 0, "pruned_candidates": 0, "cost_seconds": 0.0,
+                 "dp_seconds": 0.0}
         for name, layer in layerings:
             try:
-                searched = self._search(main, name, layer, phase, cluster, profile, cache, stats, diagnostics)
+                bound = min((f[2].latency for f in found), default=math.inf)
+                searched = self._search(main, name, layer, phase, cluster, profile, cache, stats, bound,
+                                        diagnostics)
             except StageDPError as error:
                 errors.append(error)
                 continue
@@ -328,10 +334,17 @@ class StageConstructionPass(Pass):
         return self.device_profiler()
 
     def _search(self, main: ir.Operation, name: str, layer: list[int], phase: list[str], cluster: PhysicalCluster,
-                profile: DeviceProfile | None, cache: CostCache, stats: dict, diagnostics: Diagnostics) -> tuple | None:
+                profile: DeviceProfile | None, cache: CostCache, stats: dict, bound: float,
+                diagnostics: Diagnostics) -> tuple | None:
         """Cost the candidates of one layering and run the DP: (name, layer, plan, costs,
         logical views), or None after an error (reported); ``StageDPError`` when the DP
-        finds no plan. ``stats`` accumulates the search's counts and seconds."""
+        finds no plan. ``stats`` accumulates the search's counts and seconds; ``bound``:
+        the latency of the best plan of an earlier layering (inf if none).
+
+        The single-layer candidates and the whole cluster's single stage (the cheapest to
+        plan, and a plan between them always exists where memory allows) are costed
+        first; the best plan among them bounds the rest, which are pruned by it
+        (``cost_stages``)."""
         num_layers = max(layer) + 1
         try:
             families = candidate_families(self, num_layers)
@@ -344,16 +357,31 @@ class StageConstructionPass(Pass):
         views = {k: logical_shapes(k, self.logical_mesh_space) for k in submeshes}
         start = time.perf_counter()
         LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
-        costs = cost_stages(self, main, layer, phase, candidates, composed, submeshes, views, cluster, profile,
-                            cache, diagnostics)
-        if costs is None:
+        cluster_shape = tuple(self.cluster_shape)
+        probe = [(i, j, k) for i, j, k in candidates if j - i == 1 or (j - i == num_layers and k == cluster_shape)]
+        if len(probe) < len(candidates):
+            probed = cost_stages(self, main, layer, phase, probe, [], submeshes, views, cluster, profile, cache,
+                                 diagnostics)
+            if probed is None:
+                return None
+            try:
+                bound = min(bound, best_plan(families, probed[0], cluster_shape, self.num_micro_batches,
+                                             self.epsilon)[0].latency)
+            except StageDPError:  # no plan of those candidates (memory): no bound from them
+                pass
+        found = cost_stages(self, main, layer, phase, candidates, composed, submeshes, views, cluster, profile,
+                            cache, diagnostics, bound)
+        if found is None:
             return None
+        costs, pruned = found
         seconds = time.perf_counter() - start
-        LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in %.1f s",
-                 len(cache.planned), len(candidates), seconds)
+        LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in %.1f s "
+                 "(%d on a logical mesh not planned: their compute alone exceeds 1/%d of a plan's latency, %.4g s)",
+                 len(cache.planned), len(candidates), seconds, pruned, self.num_micro_batches, bound)
         stats["cost_seconds"] += seconds
         stats["candidates"] += len(candidates)
         stats["composed_ranges"] += len(composed)
+        stats["pruned_candidates"] += pruned
         tic = time.perf_counter()
         plan, costs = best_plan(families, costs, tuple(self.cluster_shape), self.num_micro_batches, self.epsilon)
         stats["dp_seconds"] += time.perf_counter() - tic

@@ -61,12 +61,19 @@ class CostCache:
 def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
                 candidates: list[Candidate], composed: list[tuple[int, int]], submeshes: list[tuple[int, int]],
                 views: dict[tuple[int, int], list[tuple[int, int]]], cluster: PhysicalCluster,
-                profile: DeviceProfile | None, cache: CostCache, diagnostics: Diagnostics) -> StageCosts | None:
+                profile: DeviceProfile | None, cache: CostCache, diagnostics: Diagnostics,
+                bound: float = math.inf) -> tuple[StageCosts, int] | None:
     """Eq. 3-5's tables for the DP: ``t_intra`` and the memories of every candidate on every
     logical view of its submesh (``views``), and of the ``composed`` ranges built from
     shorter ones; compute priced by ``profile`` where given. ``layer``/``phase``: of each
     op of ``@main``. Stage modules in ``cache`` are not planned again; new ones are added.
-    None after an error (reported)."""
+
+    ``bound``: the Eq. 2 latency of a plan already found. Eq. 2 is at least ``B t_i`` for
+    each of its stages, and ``t_i`` at least the stage's compute, so a candidate whose
+    compute alone exceeds ``bound / B`` is in no better plan: it is not planned, and its
+    latency stays inf. (Only with the option ``prune``; not with measured costs, nor with
+    composed ranges, which are estimates.) Returns the tables and the number of candidates so skipped; None after an
+    error (reported)."""
     num_layers = max(layer) + 1
     width = max(len(v) for v in views.values())
     shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
@@ -100,13 +107,18 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
             key = (text, mesh.shape, mesh.alpha, mesh.beta)
             work.setdefault(key, (stage, mesh, indices))
             entries.append(((i, j, submeshes.index(k), p), key))
-    new = {k: v for k, v in work.items() if k not in cache.planned}
+    kept = entries
+    if options.prune and math.isfinite(bound) and options.cost_model != "profile" and not composed:
+        # (The plan's communication, Eq. 1's value, is never negative for a stage's plan.)
+        kept = [(index, key) for index, key in entries if key in cache.costed or options.num_micro_batches *
+                _compute_seconds(options, profile, graph, work[key][2], work[key][1].size) <= bound]
+    new = {key: work[key] for _, key in kept if key not in cache.planned}
     if not _plan_all(options.jobs, options.mip_gap, new, main.context, costing, cache.planned):
         # the planner's error is reported at its op
         diagnostics.failed = True
         return None
     planned, costed = cache.planned, cache.costed
-    for index, key in entries:
+    for index, key in kept:
         stage, mesh, indices = work[key]
         if key not in costed:  # once per distinct stage and mesh (profiling runs it)
             cost = _stage_cost(options, profile, stage, mesh, *planned[key], graph, indices, phase, main,
@@ -122,7 +134,8 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                            if severity == "warning"):
         diagnostics.warning(location, message)
-    return StageCosts(latency, tuple(submeshes), param_mem, act_mem, options.device_memory or math.inf)
+    return StageCosts(latency, tuple(submeshes), param_mem, act_mem, options.device_memory or math.inf), \
+        len(entries) - len(kept)
 
 
 def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,
@@ -191,9 +204,7 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
             diagnostics.error(main, f"option 'cost-model=profile': {error}")
             return None
     else:
-        compute = compute_seconds(graph, indices, mesh.size, profile) if profile is not None else \
-            sum(op_flops(graph.ops[n]) for n in indices) / (mesh.size * options.device_flops)
-        latency = compute + plan.objective
+        latency = _compute_seconds(options, profile, graph, indices, mesh.size) + plan.objective
     arguments = list(main.regions[0].blocks[0].arguments)
     read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
             if value in arguments and v.spec is not None]
@@ -211,6 +222,15 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
                         else ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape)))
                 saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
     return latency, params, params_whole, saved
+
+
+def _compute_seconds(options: StageConstructionPass, profile: DeviceProfile | None, graph: StepGraph,
+                     indices: list[int], devices: int) -> float:
+    """The analytic compute of a stage on ``devices`` devices: priced by ``profile``, or
+    its FLOPs at the option ``device-flops``."""
+    if profile is not None:
+        return compute_seconds(graph, indices, devices, profile)
+    return sum(op_flops(graph.ops[n]) for n in indices) / (devices * options.device_flops)
 
 
 # Ops XLA fuses into their readers or turns into views: they write nothing of their own.

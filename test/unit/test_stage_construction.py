@@ -252,6 +252,19 @@ def test_composed_range_costs_find_the_exact_plan_with_fewer_ilps(tmp_path, m) -
     assert composed["search"]["composed_ranges"] == {1: 6, 2: 3}[m] * len(composed["search"]["layerings"])
 
 
+def test_pruned_candidates_leave_the_plan_as_it_was(tmp_path) -> None:
+    # Candidates whose compute alone, B times over, exceeds a plan already found are not
+    # planned: the plan is the one found when every candidate is costed.
+    options = "cluster-shape=1,4 num-micro-batches=4 device-flops=1e10"
+    _, pruned, _ = staged(options, tmp_path)
+    _, every, _ = staged(f"{options} prune=false", tmp_path)
+    assert [(s["layers"], s["devices"], s["logical_mesh"]) for s in pruned["stages"]] == \
+        [(s["layers"], s["devices"], s["logical_mesh"]) for s in every["stages"]]
+    assert pruned["latency"] == pytest.approx(every["latency"], rel=1e-12)
+    assert every["search"]["pruned_candidates"] == 0 < pruned["search"]["pruned_candidates"]
+    assert pruned["search"]["intra_op_plans"] < every["search"]["intra_op_plans"]
+
+
 def test_progress_bar_only_on_a_terminal(monkeypatch, capsys) -> None:
     from alpa_mlir.passes.inter_op.stage_costing import _Progress
 
