@@ -19,8 +19,10 @@ every callback of the step has run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import concurrent.futures
+import os
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
 
 import jax
 import numpy as np
@@ -29,6 +31,18 @@ from jax._src import dispatch
 from ..lowering.spmd import SpmdExecutable
 
 _PYTHON_SCALARS = (bool, int, float, complex)
+Result = TypeVar("Result")
+
+
+def compile_at_once(work: dict[Hashable, Callable[[], Result]]) -> dict[Hashable, Result]:
+    """Each of ``work``'s compile calls, run in threads, one per core: XLA compiles
+    without holding the GIL, so independent programs compile side by side. The first
+    error raised is raised here, once every call has ended."""
+    if len(work) < 2:
+        return {key: compile_one() for key, compile_one in work.items()}
+    with concurrent.futures.ThreadPoolExecutor(min(len(work), os.cpu_count() or 1)) as pool:
+        futures = {key: pool.submit(compile_one) for key, compile_one in work.items()}
+    return {key: future.result() for key, future in futures.items()}
 
 
 def _avals(given: Sequence[Any] | None, compiled: tuple[jax.ShapeDtypeStruct, ...],

@@ -64,6 +64,7 @@ unless the caller donated them and an apply part that reuses their buffers had r
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
@@ -87,7 +88,7 @@ from ..lowering.stages import stage_mesh, stage_module
 from ..plans.reshard_plan import ReshardPlan, plan_reshard
 from ..plans.schedules import analyse, interleave, is_argument, reusable_arguments
 from ..plans.step_reader import read_step, read_streams, read_transfers
-from .mesh_executable import MeshExecutable
+from .mesh_executable import MeshExecutable, compile_at_once
 from .transfer import CrossMeshTransfer
 
 EXIT_STEP_TIMEOUT = 124
@@ -175,18 +176,20 @@ class PipeshardExecutable:
                                  "but the two meshes are driven by different processes; run "
                                  "alpa-cross-mesh-resharding so that every cross-mesh value has one")
         self.declared = self._declared_placements(module)
-        self.executables = {}
         donors = reusable_arguments(self.program, self.order, frozenset(donated_args) - self.batch_args)
-        for call in self.program.calls:
-            if self.holds(call.stage):  # a process compiles only what it runs
-                text, mesh = stage_module(module, call.callee, donors.get(call.callee, ()))
-                self.executables[call.callee] = MeshExecutable(compile_module(text, self._devices_of(mesh),
-                                                                              self.devices, host_callbacks))
+        stages = {call.callee: stage_module(module, call.callee, donors.get(call.callee, ()))
+                  for call in self.program.calls if self.holds(call.stage)}  # a process compiles what it runs
         self._programs: dict[str, CrossMeshTransfer] = {}
         position = {p: d.id for p, d in enumerate(self.devices)}
         self.transfers = {t: self._transfer(_plan_on_devices(spec.plan, position), self._devices_of(spec.src_mesh),
                                             spec.src_spec, self._devices_of(spec.dst_mesh), spec.dst_spec, spec.dtype)
                           for t, spec in read_transfers(module.operation).items()}
+        compiled = compile_at_once(  # the transfers' programs too, rather than in the first step
+            {callee: functools.partial(compile_module, text, self._devices_of(mesh), self.devices, host_callbacks)
+             for callee, (text, mesh) in stages.items()} |
+            {id(t): t.compile for t in self._programs.values()
+             if not self._local.isdisjoint(t.src_devices + t.dst_devices)})
+        self.executables = {callee: MeshExecutable(compiled[callee]) for callee in stages}
         self._carriers: dict[tuple, CrossMeshTransfer] = {}  # transfers of arguments between meshes
         self._placements: dict[str, Placement] = {}
         self.num_args = len(list(step.main.regions[0].blocks[0].arguments))

@@ -196,7 +196,7 @@ class CrossMeshTransfer:
       dtype: the element type of the tensor.
       devices: the JAX devices that device ids index (``jax.devices()``).
 
-    The programs compile on the first call. ``rounds`` (``ppermute`` rounds),
+    The programs compile on the first call, or on :meth:`compile`. ``rounds`` (``ppermute`` rounds),
     ``num_rounds``, ``stages`` (gather arrangements) and ``bytes_moved`` (bytes that
     cross between the meshes) describe the transfer for benchmarks. The input array
     is left intact; each destination device also keeps a zero block of the source
@@ -361,10 +361,14 @@ class CrossMeshTransfer:
             raise ValueError(f"array has sharding {array.sharding} but the transfer was planned for "
                              f"{self.src_sharding}; reshard it on the source mesh first")
 
-    def __call__(self, array: jax.Array) -> jax.Array:
-        self._check_input(array)
+    def compile(self) -> None:
+        """Compile the programs now rather than on the first call."""
         if self._programs is None:
             self._programs = self._build()
+
+    def __call__(self, array: jax.Array) -> jax.Array:
+        self._check_input(array)
+        self.compile()
         (permute, union, sharding), *gathers = self._programs
         shards = _by_device(array)
         local = [d for d in union if self._devices[d].process_index == jax.process_index()]
