@@ -3,8 +3,8 @@
 transformers' Flax GPT-2, built from a config (no download), in a flax ``TrainState``
 with optax Adam, under ``PipeshardParallel`` with the default options (auto layers and
 stages) on 8 CPU devices. One row per layer count: the first call's seconds split into
-lowering, the stage search (its intra-op plans), compiling the stage programs and the
-first step (the transfer programs), and the second call; the plan's stages and its
+lowering, the stage search (its intra-op plans), compiling the stage and transfer
+programs, the first step, and the second call; the plan's stages and its
 predicted step against the measured one. Phases are read from the ``alpa_mlir``
 loggers' lines. Results go to ``OUT.json`` and ``OUT.md``.
 
@@ -93,15 +93,15 @@ def measure(layers: int) -> dict:
     return {"layers": layers, "first_call_seconds": first,
             "lower_seconds": seconds(r"traced and lowered in ([\d.]+) s"),
             "search_seconds": seconds(r"candidates in ([\d.]+) s"), "intra_op_plans": max(plans, default=0),
-            "compile_seconds": seconds(r"compiled \d+ stage programs in ([\d.]+) s"),
-            "first_step_seconds": seconds(r"first step .* in ([\d.]+) s"), "second_call_seconds": second,
+            "compile_seconds": seconds(r"compiled \d+ stage programs and \d+ transfers in ([\d.]+) s"),
+            "first_step_seconds": seconds(r"first step in ([\d.]+) s"), "second_call_seconds": second,
             "predicted_step": plan.latency,
             "stages": " ".join(f"[{s.layers[0]},{s.layers[1]})@{len(s.devices)}" for s in plan.stages)}
 
 
 COLUMNS = (("layers", "layers", "{}"), ("first_call_seconds", "first call s", "{:.1f}"),
            ("lower_seconds", "lowering s", "{:.1f}"), ("search_seconds", "stage search s", "{:.1f}"),
-           ("intra_op_plans", "intra-op plans", "{}"), ("compile_seconds", "stage programs s", "{:.1f}"),
+           ("intra_op_plans", "intra-op plans", "{}"), ("compile_seconds", "stage and transfer programs s", "{:.1f}"),
            ("first_step_seconds", "first step s", "{:.1f}"), ("second_call_seconds", "second call s", "{:.2f}"),
            ("predicted_step", "predicted step s (Eq. 2)", "{:.3g}"), ("stages", "stages (layers @ devices)", "{}"))
 
