@@ -63,10 +63,13 @@ from .passes.pipelines import ImportPipeline
 from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
 from .pipeline import AutoShardingError, diagnostics_text, host_callbacks, module_text, parse_lowered
+from .plans.device_profile import DeviceProfile
 from .plans.pipeline_plan import PipelinePlan
 from .plans.sharding_plan import PlanError
 from .runtime import distributed
+from .runtime.device_profile import local_profile
 from .runtime.pipeshard import PipeshardExecutable, PipeshardStepError  # noqa: F401 (API)
+from .runtime.step_model import predicted_step
 from .saved_plan import SavedPipeline, check_same_signature
 from .services import provide
 from .signature import (
@@ -393,10 +396,23 @@ class PipeshardFunction:
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
                                          method.instruction_timeout, self._donated(signature), host_callbacks(lowered))
-        LOG.info("%s: %d stages, predicted %.3g s per step; compiled %d stage programs and %d transfers in %.1f s",
-                 self._name, len(plan.stages), plan.latency, len(executable.executables),
-                 len({id(t) for t in executable.transfers.values()}), time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        plan = dataclasses.replace(plan, step=self._predicted_step(executable, plan))
+        LOG.info("%s: %d stages, predicted %.3g s per step (Eq. 2; %s as this runtime runs it); compiled %d stage "
+                 "programs and %d transfers in %.1f s", self._name, len(plan.stages), plan.latency,
+                 "unknown" if plan.step is None else f"{plan.step:.3g} s", len(executable.executables),
+                 len({id(t) for t in executable.transfers.values()}), seconds)
         return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))
+
+    def _predicted_step(self, executable: PipeshardExecutable, plan: PipelinePlan) -> float | None:
+        """The step as ``executable`` runs it, priced by the method's device profile; None
+        without one, or with several processes (whose profile is the coordinator's, sent
+        once, while planning)."""
+        if not self.method.device_profile or executable.multi_controller:
+            return None
+        profile = local_profile() if self.method.device_profile == "local" else \
+            DeviceProfile.load(self.method.device_profile)
+        return predicted_step(executable, plan, profile)
 
     def _run_passes(self, module: ir.Module, hosts: int, per_host: int,
                     state: tuple[tuple[int, int], ...]) -> tuple[str, PipelinePlan]:

@@ -51,6 +51,9 @@ class PipelinePlan(VersionedFile):
     stages: tuple[StagePlacement, ...]
     search: dict  # intra-op plans, candidates, seconds
     schedule: ScheduleName = "1f1b"  # the pipeline schedule the step runs under
+    # The step as the compiled pipeline's runtime runs it (runtime/step_model.py): every
+    # instruction priced, transfers and apply parts included; None until compiled.
+    step: float | None = None
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a pipeline plan"
@@ -65,8 +68,10 @@ class PipelinePlan(VersionedFile):
             schedule = data.get("schedule", "1f1b")
             if schedule not in SCHEDULES:
                 raise ValueError(f"schedule {schedule!r} is none of {', '.join(SCHEDULES)}")
+            step = data.get("step")
             return cls(tuple(data["cluster"]), int(data["num_micro_batches"]), float(data["latency"]),
-                       float(data["t_max"]), stages, dict(data["search"]), schedule)
+                       float(data["t_max"]), stages, dict(data["search"]), schedule,
+                       None if step is None else float(step))
         except (KeyError, TypeError, ValueError) as error:
             raise PipelinePlanError(f"{where}: malformed pipeline plan ({error!r})") from None
 

@@ -172,7 +172,9 @@ def pipeline_summary(plan: PipelinePlan) -> str:
     hosts, per_host = plan.cluster
     lines = [f"PipelinePlan: {len(plan.stages)} stages on {hosts} x {per_host} devices (hosts x devices per host), "
              f"{plan.schedule}, {plan.num_micro_batches} micro-batches",
-             f"predicted step latency (Eq. 2): {seconds_text(plan.latency)}; slowest stage {seconds_text(plan.t_max)}"]
+             f"predicted step latency (Eq. 2): {seconds_text(plan.latency)}; slowest stage {seconds_text(plan.t_max)}"
+             + ("" if plan.step is None else
+                f"; as the runtime runs it (transfers, accumulation and apply parts too): {seconds_text(plan.step)}")]
     rows = [[str(i), f"[{s.layers[0]},{s.layers[1]})", "x".join(map(str, s.submesh)),
              "x".join(map(str, s.logical_mesh)), devices_text(s.devices), seconds_text(s.latency),
              byte_text(s.param_bytes), byte_text(s.activation_bytes), byte_text(stage_memory(plan, i))]

@@ -344,7 +344,7 @@ class PipeshardExecutable:
         if self.synchronous:
             jax.block_until_ready(values)
 
-    def _result_placement(self, name: str) -> Placement:
+    def result_placement(self, name: str) -> Placement:
         """How a stage call's result or a transfer's value is declared to lie."""
         if name not in self._placements:
             producer = next((c for c in self.program.calls if name in c.results), None)
@@ -362,7 +362,7 @@ class PipeshardExecutable:
         sharding (on every process the same, whether or not it holds a shard)."""
         if is_argument(name):
             return read(name, None, -1)
-        placement = self._result_placement(name)
+        placement = self.result_placement(name)
         home = next((c.stage for c in self.program.calls if name in c.results), None)
         if home is None:
             home = next(t.dst_mesh for t in self.flow.transfers.values() if t.result == name)

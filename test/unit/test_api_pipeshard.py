@@ -20,6 +20,7 @@ from flax.training import train_state
 from transformers import FlaxGPT2LMHeadModel, GPT2Config
 
 from alpa_mlir import AutoShardingError, PlanError, parallelize
+from alpa_mlir.dialect.schedule_ops import Accumulate, Apply, Move, Send
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
 from alpa_mlir.pipeshard import (
@@ -29,6 +30,8 @@ from alpa_mlir.pipeshard import (
     PipeshardParallel,
     UniformStageOption,
 )
+from alpa_mlir.plans.device_profile import DeviceProfile
+from alpa_mlir.runtime.step_model import predicted_step
 
 TOLERANCE = {"rtol": 2e-5, "atol": 2e-5}
 
@@ -64,6 +67,31 @@ def test_mlp_manual_stages_match_jit(schedule):
     plan = pipelined.get_plan(params, batch)
     assert [s.devices for s in plan.stages] == [(0, 1), (2, 3), (4, 5, 6, 7)]
     assert plan.schedule == schedule  # the timeline it draws is the schedule the step runs
+
+
+def test_the_predicted_step_prices_every_instruction_of_the_order():
+    # runtime/step_model.py on the runtime's real order, with profiles that price one
+    # thing each. On CPU the runtime runs one program at a time, so prices add up.
+    model = build(MLPConfig(sizes=(16, 32, 32, 8), boundaries=True))
+    params, batch = model.init(jax.random.key(0), 32)
+    method = PipeshardParallel(num_micro_batches=4, layer_option=ManualLayerOption(),
+                               stage_option=ManualStageOption((1, 1, 1), ((1, 2), (1, 2), (1, 4))))
+    pipelined = parallelize(model.train_step, method=method)
+    plan, executable = pipelined.get_plan(params, batch), pipelined.get_executable(params, batch)
+    assert executable.synchronous
+    free = DeviceProfile("cpu", "cpu", 8, {"float32": {1: {1.0: 1e12}}}, {1: math.inf}, {1: 0.0}, ())
+    runs = 4 * sum(s.latency for s in plan.stages)  # B forwards and backwards per stage
+    assert predicted_step(executable, plan, free) == pytest.approx(runs, rel=1e-12)
+    # A launch of one second: one per apply part, accumulated value and transfer program.
+    launches = sum(1 for _, i in executable.order if isinstance(i, Apply)) + \
+        sum(len(i.values) for _, i in executable.order if isinstance(i, Accumulate)) + \
+        sum(1 + len(executable.transfers[i.transfer].stages) for _, i in executable.order
+            if isinstance(i, Send) and not isinstance(i.transfer, Move))
+    assert launches > 4 * 2 * 2  # at least a forward and a backward transfer per micro-batch and boundary
+    slow_launch = dataclasses.replace(free, launch={1: 1.0})
+    assert predicted_step(executable, plan, slow_launch) == pytest.approx(runs + launches, rel=1e-12)
+    assert plan.step is not None and plan.step > runs  # the API's, priced by this machine's profile
+    assert "as the runtime runs it" in str(plan)
 
 
 def test_a_saved_pipeline_runs_without_searching(tmp_path):

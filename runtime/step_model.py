@@ -1,0 +1,75 @@
+"""The predicted step of a compiled pipeline: its instruction order priced by the device profile.
+
+Eq. 2 prices the stages' forward and backward parts, and on meshes that run at once.
+:func:`predicted_step` prices what the runtime actually runs (``plans/step_time.py``
+walks it):
+
+- a forward or backward run of stage ``i``: its share of the plan's ``t_i`` (the
+  stage's forward + backward latency, priced at planning time);
+- an apply part: one program launch, and the bytes per device of what it writes at the
+  profile's memory bandwidth (its updates are element-wise);
+- an accumulation: per value, one launch (an eager add) and its bytes per device;
+- an explicit cross-mesh transfer: a launch per program (the permute and each local
+  all-gather), plus ``alpha`` per ``ppermute`` round and ``beta`` per byte that
+  crosses, from the profile's fit of the host's collectives;
+- a move, a recv, a free: nothing (a move's value is placed by its reader's program).
+
+On meshes whose runtime runs one program at a time (CPU: ``PipeshardExecutable.synchronous``)
+the prices add up; otherwise the meshes run at once and meet at transfers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..dialect.names import BACKWARD, FORWARD
+from ..dialect.schedule_ops import Accumulate, Apply, Instruction, Move, Run, Send
+from ..plans.device_profile import DeviceProfile
+from ..plans.pipeline_plan import FORWARD_SHARE, PipelinePlan
+from ..plans.step_time import step_seconds
+
+if TYPE_CHECKING:
+    from .pipeshard import PipeshardExecutable, Placement
+
+
+def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile: DeviceProfile) -> float:
+    """Seconds of one step of ``executable``, whose stages ``plan`` describes, on devices like
+    ``profile``'s."""
+    flow = executable.flow
+    alpha, beta = profile.intra_host_link() if profile.collectives else (0.0, 0.0)
+    share = {FORWARD: FORWARD_SHARE, BACKWARD: 1 - FORWARD_SHARE}
+
+    def devices(mesh: int) -> int:
+        return len(executable.meshes[mesh].device_ids)
+
+    def written(placements: Sequence[Placement], mesh: int) -> float:  # element-wise: bytes per device
+        nbytes = sum(math.prod(p.sharding.shard_shape(p.shape)) * p.dtype.itemsize for p in placements)
+        return profile.elementwise_seconds(nbytes * devices(mesh), devices(mesh))
+
+    def seconds(mesh: int, instruction: Instruction) -> float:
+        match instruction:
+            case Run(callee):
+                call = flow.calls[callee]
+                return plan.stages[call.stage].latency * share[call.kind]
+            case Apply(callee):
+                return profile.launch_seconds(devices(mesh)) + written(executable.declared[callee][1], mesh)
+            case Accumulate(values):
+                return len(values) * profile.launch_seconds(devices(mesh)) + \
+                    written([executable.result_placement(name) for name in values], mesh)
+            case Send(key) if not isinstance(key, Move):
+                transfer = executable.transfers[key]
+                programs = 1 + len(transfer.stages)
+                union = len(transfer.src_devices) + len(transfer.dst_devices)
+                return programs * profile.launch_seconds(union) + transfer.num_rounds * alpha + \
+                    transfer.bytes_moved * beta
+        return 0.0
+
+    def meshes(mesh: int, instruction: Instruction) -> tuple[int, ...]:
+        if isinstance(instruction, Send):
+            transfer = flow.transfers[instruction.transfer]
+            return transfer.src_mesh, transfer.dst_mesh
+        return (mesh,)
+
+    return step_seconds(executable.order, seconds, meshes, concurrent=not executable.synchronous)
