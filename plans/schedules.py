@@ -1,32 +1,18 @@
-"""Pipeline schedules (Sec. 2.2, Sec. 5.1's Fig. 5) and per-mesh instruction streams (Sec. 6), without IR.
+"""Per-mesh instruction streams (Sec. 6) of a pipelined step under a clock table (``clock_tables.py``), without IR.
 
-**Clock tables.** ``S`` stages run ``B`` micro-batches; task ``(s, m, kind)`` runs
-stage ``s``'s forward or backward part on micro-batch ``m`` in one unit of time.
-Dependencies: ``F(s, m)`` after ``F(s-1, m)``; ``B(s, m)`` after ``B(s+1, m)`` and
-``F(s, m)`` (``B(S-1, m)`` after ``F(S-1, m)``). Each stage runs its tasks in the order
-:func:`stage_orders` gives, every task as soon as its stage is free and its
-dependencies are done (:func:`clock_table`):
-
-- ``gpipe``: all forwards, then all backwards;
-- ``1f1b`` (synchronous 1F1B, PipeDream-flush; the paper's choice, Sec. 2.2): stage
-  ``i`` runs ``min(S-i-1, B)`` warm-up forwards, then a forward and a backward in
-  turn, then the remaining backwards, so at most ``S - i`` micro-batches are in flight
-  on it (the ``s * mem_act`` of Eq. 5);
-- ``inference``: forwards only.
-
-Both training schedules take ``2 (B + S - 1)`` clocks, the unit-time case of Eq. 2;
-``inference`` ``B + S - 1``.
-
-**Streams.** :class:`StepProgram` is ``@main`` as plain data: its stage calls, its
-cross-mesh transfers and what it returns, all for one micro-batch; stage ``s`` runs on
-mesh ``s``. :func:`build_streams` turns it and a clock table into one instruction list
-per mesh (``dialect/schedule_ops.py``'s :class:`Run`, :class:`Send`, ...). They are
-projections of ONE global order, so no two meshes can wait on each other: clocks in
-order; within a clock the runs in stage order, then the transfers of what they
-produced (after the runs, so that the stages of a clock compute at the same time),
-each send next to its recv; then the step-level part. Transfers are rendezvous, and
-the first instruction of the global order not yet done is at the head of every mesh
-it involves. :func:`simulate` executes streams under those rules and checks it.
+:class:`StepProgram` is ``@main`` as plain data: its stage calls, its cross-mesh
+transfers and what it returns, all for one micro-batch, and the mesh of each stage
+(``stage_meshes``: stage ``s`` on mesh ``s`` unless it says otherwise; under
+``interleaved-1f1b`` stage ``k`` is on mesh ``k mod S``). :func:`build_streams` turns it
+and a clock table into one instruction list per mesh (``dialect/schedule_ops.py``'s
+:class:`Run`, :class:`Send`, ...). They are projections of ONE global order, so no two
+meshes can wait on each other: clocks in order; within a clock the runs in stage order,
+then the transfers of what they produced (after the runs, so that the stages of a clock
+compute at the same time), each send next to its recv; then the step-level part.
+Transfers are rendezvous, and the first instruction of the global order not yet done is
+at the head of every mesh it involves. :func:`simulate` executes streams under those
+rules and checks it. A value passed between two stages of one mesh stays where it is:
+no transfer.
 
 **Values.** Forward and backward parts run once per micro-batch, apply parts once per
 step. A value of a forward or backward part that an apply part, a step-level transfer
@@ -45,7 +31,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
 
 from ..dialect.names import APPLY, BACKWARD, FORWARD, Phase
 from ..dialect.schedule_ops import (
@@ -61,9 +46,16 @@ from ..dialect.schedule_ops import (
     TransferKey,
     describe,
 )
-
-ScheduleName = Literal["gpipe", "1f1b", "inference"]
-SCHEDULES: tuple[str, ...] = ("gpipe", "1f1b", "inference")
+from .clock_tables import (  # noqa: F401  (re-exported: the schedules' names live with their streams)
+    INTERLEAVED,
+    SCHEDULES,
+    ScheduleName,
+    Task,
+    check_schedule,
+    clock_table,
+    dependencies,
+    stage_orders,
+)
 
 
 class ScheduleError(ValueError):
@@ -72,65 +64,6 @@ class ScheduleError(ValueError):
     def __init__(self, message: str, callee: str | None = None):
         super().__init__(message)
         self.callee = callee
-
-
-class Task(NamedTuple):
-    stage: int
-    micro_batch: int
-    kind: Literal["forward", "backward"]
-
-
-def stage_orders(schedule: ScheduleName, num_stages: int, num_micro_batches: int) -> list[list[Task]]:
-    """The order in which each stage runs its tasks."""
-    if schedule not in SCHEDULES:
-        raise ValueError(f"unknown schedule {schedule!r}; schedules are {', '.join(SCHEDULES)}")
-    if num_stages < 1 or num_micro_batches < 1:
-        raise ValueError("a schedule needs at least one stage and one micro-batch")
-    orders = []
-    for i in range(num_stages):
-        forwards = [Task(i, m, FORWARD) for m in range(num_micro_batches)]
-        backwards = [Task(i, m, BACKWARD) for m in range(num_micro_batches)]
-        if schedule == "inference":
-            order = forwards
-        elif schedule == "gpipe":
-            order = forwards + backwards
-        else:
-            warmup = min(num_stages - i - 1, num_micro_batches)
-            order = forwards[:warmup]
-            for m in range(num_micro_batches - warmup):
-                order += [forwards[warmup + m], backwards[m]]
-            order += backwards[num_micro_batches - warmup:]
-        orders.append(order)
-    return orders
-
-
-def dependencies(task: Task, num_stages: int) -> tuple[Task, ...]:
-    """The tasks that must finish before ``task`` starts."""
-    stage, m, kind = task
-    if kind == FORWARD:
-        return (Task(stage - 1, m, FORWARD),) if stage else ()
-    if stage == num_stages - 1:
-        return (Task(stage, m, FORWARD),)
-    return (Task(stage + 1, m, BACKWARD), Task(stage, m, FORWARD))
-
-
-def clock_table(schedule: ScheduleName, num_stages: int, num_micro_batches: int) -> list[list[Task]]:
-    """The tasks of each clock (stage order): every stage runs its next task as soon as it can."""
-    orders = stage_orders(schedule, num_stages, num_micro_batches)
-    finished: dict[Task, int] = {}
-    position = [0] * num_stages
-    clocks: list[list[Task]] = []
-    while len(finished) < sum(len(order) for order in orders):
-        clock = len(clocks)
-        ready = [order[position[s]] for s, order in enumerate(orders) if position[s] < len(order)
-                 and all(finished.get(d, clock) < clock for d in dependencies(order[position[s]], num_stages))]
-        if not ready:  # the orders above never get here; a wrong order would
-            raise ValueError(f"the {schedule} orders wait on each other at clock {clock}")
-        for task in ready:
-            finished[task] = clock
-            position[task.stage] += 1
-        clocks.append(ready)
-    return clocks
 
 
 # ----------------------------------------------------------------------------- the step
@@ -172,11 +105,13 @@ class Transfer:
 
 @dataclass(frozen=True, slots=True)
 class StepProgram:
-    """``@main``: its stage calls in order, its explicit transfers and the values it returns."""
+    """``@main``: its stage calls in order, its explicit transfers, the values it returns and
+    the mesh of each stage (``()``: stage ``s`` on mesh ``s``)."""
 
     calls: tuple[StageCall, ...]
     transfers: tuple[Transfer, ...] = ()
     returned: tuple[str, ...] = ()
+    stage_meshes: tuple[int, ...] = ()
 
 
 def is_argument(name: str) -> bool:
@@ -187,17 +122,27 @@ def is_argument(name: str) -> bool:
 class Dataflow:
     """What :func:`build_streams` and :func:`simulate` derive from a :class:`StepProgram`.
 
-    ``transfers`` holds the explicit transfers and the implicit moves, in emission order;
-    ``accumulated[k]`` the per-micro-batch values mesh ``k`` accumulates; ``kept[k]`` the
-    step-level values of mesh ``k`` that ``@main`` returns.
+    ``mesh_of[s]`` is stage ``s``'s mesh; ``transfers`` holds the explicit transfers and the
+    implicit moves, in emission order; ``accumulated[k]`` the per-micro-batch values mesh
+    ``k`` accumulates; ``kept[k]`` the step-level values of mesh ``k`` that ``@main`` returns.
     """
 
     num_stages: int
+    mesh_of: tuple[int, ...]
     calls: dict[str, StageCall]
     transfers: dict[TransferKey, Transfer]
     step_transfers: frozenset[TransferKey]
     accumulated: dict[int, frozenset[str]]
     kept: dict[int, frozenset[str]]
+
+    @property
+    def num_meshes(self) -> int:
+        return max(self.mesh_of, default=-1) + 1
+
+    @property
+    def virtual_stages(self) -> int:
+        """Stages per mesh (1 unless several stages share a mesh)."""
+        return self.num_stages // self.num_meshes if self.num_meshes else 1
 
 
 def analyse(program: StepProgram) -> Dataflow:
@@ -214,15 +159,21 @@ def analyse(program: StepProgram) -> Dataflow:
         if parts.count(FORWARD) != 1 or parts.count(BACKWARD) > 1:
             raise ScheduleError(f"stage {stage} has {parts.count(FORWARD)} forward and {parts.count(BACKWARD)} "
                                 "backward parts; a stage needs one forward part and at most one backward part")
+    mesh_of = program.stage_meshes or tuple(range(num_stages))
+    if len(mesh_of) != num_stages or sorted(set(mesh_of)) != list(range(len(set(mesh_of)))):
+        raise ScheduleError(f"the stages' meshes {list(mesh_of)} must name meshes 0, 1, ..., one per stage of the "
+                            f"{num_stages}")
     producer = {r: c for c in program.calls for r in c.results}
     transfers: dict[TransferKey, Transfer] = {t.key: t for t in sorted(program.transfers, key=lambda t: t.key)}
     delivered = {t.result: t for t in transfers.values()}
     for t in transfers.values():
-        if t.source not in producer or producer[t.source].stage != t.src_mesh or t.src_mesh == t.dst_mesh:
+        if t.source not in producer or mesh_of[producer[t.source].stage] != t.src_mesh or t.src_mesh == t.dst_mesh:
             raise ScheduleError(f"transfer {t.key} must move a stage call's result from its mesh to another mesh")
 
     def home(name: str) -> int | None:
-        return producer[name].stage if name in producer else delivered[name].dst_mesh if name in delivered else None
+        if name in producer:
+            return mesh_of[producer[name].stage]
+        return delivered[name].dst_mesh if name in delivered else None
 
     for call in program.calls:
         for name in call.operands:
@@ -235,18 +186,18 @@ def analyse(program: StepProgram) -> Dataflow:
             if call.kind != APPLY and producer[source].kind == APPLY:
                 raise ScheduleError(f"@{call.callee} reads {name}, a result of @{producer[source].callee}: forward "
                                     "and backward parts run before the apply parts", call.callee)
-            if name in delivered and home(name) != call.stage:
-                raise ScheduleError(f"@{call.callee} on mesh {call.stage} reads {name}, which transfer "
+            if name in delivered and home(name) != mesh_of[call.stage]:
+                raise ScheduleError(f"@{call.callee} on mesh {mesh_of[call.stage]} reads {name}, which transfer "
                                     f"{delivered[name].key} delivers to mesh {home(name)}", call.callee)
-            if name in producer and home(name) != call.stage:  # a cross-mesh read without a transfer
-                move = Move(name, producer[name].stage, call.stage)
+            if name in producer and home(name) != mesh_of[call.stage]:  # a cross-mesh read without a transfer
+                move = Move(name, home(name), mesh_of[call.stage])
                 transfers.setdefault(move, Transfer(move, name, move.src_mesh, move.dst_mesh))
     for name in program.returned:
         if not is_argument(name) and home(name) is None:
             raise ScheduleError(f"@main returns {name}, which no stage call or transfer of @main produces")
 
     def readers(t: Transfer) -> list[Phase]:
-        kinds = [c.kind for c in program.calls if c.stage == t.dst_mesh and t.result in c.operands]
+        kinds = [c.kind for c in program.calls if mesh_of[c.stage] == t.dst_mesh and t.result in c.operands]
         if isinstance(t.key, int) and t.result in program.returned:
             kinds.append(APPLY)  # the return reads at step level, as apply parts do
         return kinds
@@ -254,16 +205,17 @@ def analyse(program: StepProgram) -> Dataflow:
     step_transfers = frozenset(
         t.key for t in transfers.values()
         if producer[t.source].kind == APPLY or (readers(t) and set(readers(t)) == {APPLY}))
-    step_readers = ({(c.stage, n) for c in program.calls if c.kind == APPLY for n in c.operands}
+    step_readers = ({(mesh_of[c.stage], n) for c in program.calls if c.kind == APPLY for n in c.operands}
                     | {(transfers[k].src_mesh, transfers[k].source) for k in step_transfers}
                     | {(home(n), n) for n in program.returned})
-    per_micro_batch = ({(c.stage, r) for c in program.calls if c.kind != APPLY for r in c.results}
+    per_micro_batch = ({(mesh_of[c.stage], r) for c in program.calls if c.kind != APPLY for r in c.results}
                        | {(t.dst_mesh, t.result) for t in transfers.values() if t.key not in step_transfers})
     accumulated = per_micro_batch & step_readers
+    meshes = range(len(set(mesh_of)))
     return Dataflow(
-        num_stages, calls, transfers, step_transfers,
-        {k: frozenset(n for m, n in accumulated if m == k) for k in range(num_stages)},
-        {k: frozenset(n for n in program.returned if home(n) == k) for k in range(num_stages)})
+        num_stages, tuple(mesh_of), calls, transfers, step_transfers,
+        {k: frozenset(n for m, n in accumulated if m == k) for k in meshes},
+        {k: frozenset(n for n in program.returned if home(n) == k) for k in meshes})
 
 
 # ----------------------------------------------------------------------------- streams
@@ -293,10 +245,12 @@ def effects(instruction: Instruction, flow: Dataflow) -> tuple[list[Key], list[K
 
 def build_streams(program: StepProgram, schedule: ScheduleName,
                   num_micro_batches: int) -> dict[int, list[Instruction]]:
-    """Each mesh's instructions for one step of ``program`` under ``schedule``."""
+    """Each mesh's instructions for one step of ``program`` under ``schedule``; the stages
+    must sit on the meshes the schedule expects (:func:`check_stage_meshes`)."""
     flow = analyse(program)
     if flow.num_stages == 0:
         raise ScheduleError("@main calls no stage parts: run alpa-stage-construction first")
+    check_stage_meshes(flow, schedule, num_micro_batches)
     order: list[tuple[int, Instruction]] = []  # the global order: (mesh, instruction)
 
     def transfer(t: Transfer, m: int | None) -> None:
@@ -307,26 +261,54 @@ def build_streams(program: StepProgram, schedule: ScheduleName,
             order.append((t.dst_mesh, Accumulate((t.result,), m)))
 
     parts = {(c.stage, c.kind): c for c in program.calls}
-    for clock in clock_table(schedule, flow.num_stages, num_micro_batches):
+    for clock in clock_table(schedule, flow.num_stages, num_micro_batches, flow.virtual_stages):
         ran = [(parts[s, kind], m) for s, m, kind in sorted(clock) if (s, kind) in parts]
         for call, m in ran:
-            order.append((call.stage, Run(call.callee, m)))
-            if accumulated := tuple(r for r in call.results if r in flow.accumulated[call.stage]):
-                order.append((call.stage, Accumulate(accumulated, m)))
+            mesh = flow.mesh_of[call.stage]
+            order.append((mesh, Run(call.callee, m)))
+            if accumulated := tuple(r for r in call.results if r in flow.accumulated[mesh]):
+                order.append((mesh, Accumulate(accumulated, m)))
         for call, m in ran:
             for t in flow.transfers.values():
                 if t.source in call.results and t.key not in flow.step_transfers:
                     transfer(t, m)
     pending = [flow.transfers[k] for k in flow.transfers if k in flow.step_transfers]
     for call in (c for c in program.calls if c.kind == APPLY):
-        for t in [t for t in pending if t.dst_mesh == call.stage and t.result in call.operands]:
+        for t in [t for t in pending if t.dst_mesh == flow.mesh_of[call.stage] and t.result in call.operands]:
             transfer(t, None)
             pending.remove(t)
-        order.append((call.stage, Apply(call.callee)))
+        order.append((flow.mesh_of[call.stage], Apply(call.callee)))
     for t in pending:
         transfer(t, None)
     return {k: _with_frees([i for mesh, i in order if mesh == k], flow.kept[k], flow)
-            for k in range(flow.num_stages)}
+            for k in range(flow.num_meshes)}
+
+
+def check_stage_meshes(flow: Dataflow, schedule: ScheduleName, num_micro_batches: int) -> None:
+    """Raise :class:`ScheduleError` unless the stages sit on the meshes ``schedule`` runs
+    them on: one stage per mesh, or, under ``interleaved-1f1b``, stage ``k`` on mesh
+    ``k mod S`` with as many stages on every mesh."""
+    size, v = flow.num_meshes, flow.virtual_stages
+
+    def forward_of(stage: int) -> str:
+        return next(c.callee for c in flow.calls.values() if c.stage == stage and c.kind == FORWARD)
+
+    if schedule != INTERLEAVED and size != flow.num_stages:
+        first = next(s for s, k in enumerate(flow.mesh_of) if flow.mesh_of.index(k) != s)
+        raise ScheduleError(f"stages {flow.mesh_of.index(flow.mesh_of[first])} and {first} share mesh "
+                            f"{flow.mesh_of[first]}; schedule={schedule} runs one stage per mesh: use "
+                            f"schedule={INTERLEAVED} for several", forward_of(first))
+    wrong = next((s for s, k in enumerate(flow.mesh_of) if k != s % size), None)
+    if wrong is not None:
+        raise ScheduleError(f"schedule={schedule} runs stage k on mesh k mod {size}, but stage {wrong} is on mesh "
+                            f"{flow.mesh_of[wrong]}", forward_of(wrong))
+    if size * v != flow.num_stages:
+        raise ScheduleError(f"schedule={schedule} needs as many stages on every mesh; {flow.num_stages} stages "
+                            f"do not divide evenly over {size} meshes")
+    try:
+        check_schedule(schedule, size, num_micro_batches, v)
+    except ValueError as error:
+        raise ScheduleError(str(error)) from None
 
 
 def _with_frees(stream: list[Instruction], kept: frozenset[str], flow: Dataflow) -> list[Instruction]:
@@ -413,7 +395,7 @@ def simulate(program: StepProgram, streams: dict[int, Sequence[Instruction]], nu
             return None
         if isinstance(instruction, Run | Apply):
             call = flow.calls.get(instruction.callee)
-            if call is None or call.stage != k or (call.kind == APPLY) != isinstance(instruction, Apply):
+            if call is None or flow.mesh_of[call.stage] != k or (call.kind == APPLY) != isinstance(instruction, Apply):
                 return f"{where}: @main has no such part on this mesh"
         reads, writes = effects(instruction, flow)
         if isinstance(instruction, AllGather):

@@ -122,7 +122,10 @@ class StepError(ValueError):
 
 @dataclass(frozen=True)
 class Step:
-    """``@main`` read as a :class:`StepProgram`, with each stage's ``alpa.mesh`` and the call ops."""
+    """``@main`` read as a :class:`StepProgram`, with each mesh's ``alpa.mesh`` and the call ops.
+
+    Stages whose parts name the same devices share a mesh (``interleaved-1f1b``'s virtual
+    stages); meshes are numbered by their first stage."""
 
     main: ir.Operation
     program: StepProgram
@@ -183,17 +186,22 @@ def read_step(module: ir.Operation) -> Step:
     stages = sorted(meshes)
     if stages != list(range(len(stages))):
         raise StepError(main, f"stages are numbered 0, 1, ...; @main calls stages {stages}")
+    mesh_of: dict[frozenset, int] = {}  # devices -> mesh number
     for s in stages:
+        devices = frozenset(meshes[s][1].device_ids)
         for other in stages[:s]:
-            shared = set(meshes[s][1].device_ids) & set(meshes[other][1].device_ids)
-            if shared:
+            shared = devices & set(meshes[other][1].device_ids)
+            if shared and devices != set(meshes[other][1].device_ids):
                 raise StepError(meshes[s][2], f"stages {other} and {s} share devices {sorted(shared)}; each stage "
-                                              "needs a mesh of its own")
-    stage_of = {frozenset(m.device_ids): s for s, (_, m, _) in meshes.items()}
-    producers = {r: c.stage for c in calls for r in c.results}
-    program = StepProgram(tuple(calls), tuple(_step_transfer(ops, names, producers, stage_of)
-                                              for ops in transfers.values()), returned)
-    return Step(main, program, {s: meshes[s][0] for s in stages}, call_ops)
+                                              "needs a mesh of its own, or the very mesh of the stages it shares it "
+                                              "with")
+        mesh_of.setdefault(devices, len(mesh_of))
+    stage_meshes = tuple(mesh_of[frozenset(meshes[s][1].device_ids)] for s in stages)
+    producers = {r: stage_meshes[c.stage] for c in calls for r in c.results}
+    program = StepProgram(tuple(calls), tuple(_step_transfer(ops, names, producers, mesh_of)
+                                              for ops in transfers.values()), returned,
+                          stage_meshes if stage_meshes != tuple(stages) else ())
+    return Step(main, program, {stage_meshes[s]: meshes[s][0] for s in reversed(stages)}, call_ops)
 
 
 @dataclass(frozen=True)
@@ -238,8 +246,9 @@ def _transfer_ops(t: int, ops: list[ir.Operation]) -> TransferOps:
 
 
 def _step_transfer(ops: TransferOps, names: dict[ir.Value, str], producers: dict[str, int],
-                   stage_of: dict[frozenset, int]) -> Transfer:
-    """The transfer as the schedule sees it: which stage call's result goes to which mesh."""
+                   mesh_of: dict[frozenset, int]) -> Transfer:
+    """The transfer as the schedule sees it: which stage call's result (``producers``: its
+    mesh) goes to which mesh."""
     t, assemble = ops.transfer, ops.assemble
     sources = {names.get(op.operands[0], "") for op in ops.sends}
     if len(sources) != 1 or next(iter(sources)) not in producers:
@@ -250,12 +259,12 @@ def _step_transfer(ops: TransferOps, names: dict[ir.Value, str], producers: dict
         devices = frozenset(mesh_from_attr(assemble.attributes[MESH_ATTR]).device_ids)
     except ValueError as error:
         raise StepError(assemble, str(error)) from None
-    if devices not in stage_of:
+    if devices not in mesh_of:
         raise StepError(assemble, f"transfer {t} delivers to devices {sorted(devices)}, which are no stage's mesh")
     (source,) = sources
-    if stage_of[devices] == producers[source]:
-        raise StepError(assemble, f"transfer {t} delivers to the mesh it starts from (stage {producers[source]})")
-    return Transfer(t, source, producers[source], stage_of[devices], bool(ops.all_gathers))
+    if mesh_of[devices] == producers[source]:
+        raise StepError(assemble, f"transfer {t} delivers to the mesh it starts from (mesh {producers[source]})")
+    return Transfer(t, source, producers[source], mesh_of[devices], bool(ops.all_gathers))
 
 
 # ----------------------------------------------------------------------------- reading transfers
@@ -330,7 +339,7 @@ def _transfer_spec(ops: TransferOps, stages: dict[str, ir.Operation]) -> Transfe
 
 @dataclass(frozen=True, slots=True)
 class MeshSchedule:
-    """One mesh's stream, as ``@mesh<k>_schedule`` holds it: mesh ``k`` runs stage ``k``."""
+    """One mesh's stream, as ``@mesh<k>_schedule`` holds it: ``stage`` is ``k``, the mesh's first stage."""
 
     stage: int
     mesh: DeviceMesh

@@ -178,7 +178,7 @@ class PipeshardExecutable:
         self.declared = self._declared_placements(module)
         donors = reusable_arguments(self.program, self.order, frozenset(donated_args) - self.batch_args)
         stages = {call.callee: stage_module(module, call.callee, donors.get(call.callee, ()))
-                  for call in self.program.calls if self.holds(call.stage)}  # a process compiles what it runs
+                  for call in self.program.calls if self.holds(self.flow.mesh_of[call.stage])}  # what it runs
         self._programs: dict[str, CrossMeshTransfer] = {}
         position = {p: d.id for p, d in enumerate(self.devices)}
         self.transfers = {t: self._transfer(_plan_on_devices(spec.plan, position), self._devices_of(spec.src_mesh),
@@ -331,13 +331,15 @@ class PipeshardExecutable:
             raise PipeshardStepError(f"pipeshard step failed at {self.where(*position)}: {error}{hint}") from error
 
     def where(self, mesh: int, instruction: Instruction | str, index: int) -> str:
-        """Where a step is, in words: ``process 0, mesh 1 (stage 1), instruction 7 of 40: run
+        """Where a step is, in words: ``process 0, mesh 1 (stages 1, 3), instruction 7 of 40: run
         @stage1_forward (micro-batch 2)``."""
         text = instruction if isinstance(instruction, str) else describe(instruction)
         if isinstance(instruction, Send | Recv) and isinstance(instruction.transfer, int):
             transfer = self.flow.transfers[instruction.transfer]
             text += f" from mesh {transfer.src_mesh} to mesh {transfer.dst_mesh}"
-        return (f"process {self.process}, mesh {mesh} (stage {mesh}), instruction {index + 1} of "
+        stages = ", ".join(str(s) for s, k in enumerate(self.flow.mesh_of) if k == mesh)
+        return (f"process {self.process}, mesh {mesh} (stage{'s' if ',' in stages else ''} {stages}), instruction "
+                f"{index + 1} of "
                 f"{len(self.order)}: {text}")
 
     def _wait(self, values: Any) -> None:
@@ -363,7 +365,7 @@ class PipeshardExecutable:
         if is_argument(name):
             return read(name, None, -1)
         placement = self.result_placement(name)
-        home = next((c.stage for c in self.program.calls if name in c.results), None)
+        home = next((self.flow.mesh_of[c.stage] for c in self.program.calls if name in c.results), None)
         if home is None:
             home = next(t.dst_mesh for t in self.flow.transfers.values() if t.result == name)
         if not self.holds(home):

@@ -1,4 +1,5 @@
-"""``alpa-pipeline-schedule``: one static instruction stream per mesh (Sec. 6), under GPipe or 1F1B (Sec. 2.2)."""
+"""``alpa-pipeline-schedule``: one static instruction stream per mesh (Sec. 6), under GPipe, 1F1B (Sec. 2.2) or
+interleaved 1F1B."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from ...dialect.annotations import MESH_ATTR, funcs
 from ...dialect.names import BACKWARD, FORWARD, NUM_MICRO_BATCHES_ATTR, SCHEDULE_ATTR, STAGE_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.schedule_ops import build_instruction
-from ...plans.schedules import ScheduleError, ScheduleName, build_streams, simulate
-from ...plans.step_reader import StepError, read_step
+from ...plans.schedules import INTERLEAVED, ScheduleError, ScheduleName, analyse, build_streams, simulate
+from ...plans.step_reader import Step, StepError, read_step
 
 # The schedules written into the module hold O(B * stages) instructions; pipelines use
 # tens to hundreds of micro-batches (Alpa's benchmarks: up to 1024).
@@ -27,7 +28,8 @@ class PipelineSchedulePass(Pass):
     Runs after ``alpa-stage-construction`` and, optionally, ``alpa-cross-mesh-resharding``;
     it is the last pass before lowering. ``@main`` is one micro-batch of the step: calls to
     ``@stage<s>_forward`` / ``_backward`` / ``_apply`` (``alpa.stage``, ``alpa.mesh`` on
-    the callee; stage ``s`` runs on mesh ``s``) and transfer ops tagged ``alpa.transfer = t``
+    the callee; stages whose parts name the same devices share a mesh, numbered by its
+    first stage) and transfer ops tagged ``alpa.transfer = t``
     (``alpa.send`` of a call's result, ``alpa.recv``, optional ``alpa.all_gather``, and the
     ``alpa.assemble`` whose result the consumer reads). ``@main`` stays as it is; the pass
     adds ``@mesh<k>_schedule`` per mesh: the projection of one global order of the clock
@@ -38,6 +40,14 @@ class PipelineSchedulePass(Pass):
     transfer ops is moved whole (``value``, ``src_mesh``, ``dst_mesh`` instead of
     ``transfer``). The instructions are ``dialect/schedule_ops.py``'s; :func:`read_streams`
     reads them back.
+
+    Under ``schedule=interleaved-1f1b virtual-stages=v`` (Narayanan et al., SC'21; beyond
+    the paper) ``S`` meshes hold ``v`` stages each, stage ``k`` on mesh ``k mod S``
+    (``alpa-stage-construction{virtual-stages=v}`` builds them): each mesh interleaves its
+    chunks' forwards and backwards (``clock_tables.py``), for a bubble ``1/v`` as long as
+    1F1B's and more activations in flight; ``num-micro-batches`` must be a multiple of
+    ``S``. A value passed between two stages of one mesh needs no transfer. The other
+    schedules run one stage per mesh.
 
     Input (after resharding)::
 
@@ -65,13 +75,21 @@ class PipelineSchedulePass(Pass):
     name = "alpa-pipeline-schedule"
 
     schedule: ScheduleName = field(default="1f1b", metadata={
-        "help": "1f1b (synchronous 1F1B), gpipe (all forwards, then all backwards) or inference (forwards only)"})
+        "help": "1f1b (synchronous 1F1B), gpipe (all forwards, then all backwards), interleaved-1f1b (1F1B over "
+                "virtual-stages stages per mesh) or inference (forwards only)"})
     num_micro_batches: int = field(default=1, metadata={"help": "micro-batches B per step"})
+    virtual_stages: int = field(default=1, metadata={
+        "help": "interleaved-1f1b: stages per mesh v (stage k on mesh k mod S)"})
 
     def __post_init__(self) -> None:
         if not 1 <= self.num_micro_batches <= MAX_MICRO_BATCHES:
             raise ValueError(f"option 'num-micro-batches' must be between 1 and {MAX_MICRO_BATCHES}; got "
                              f"{self.num_micro_batches}")
+        if self.virtual_stages < 1:
+            raise ValueError(f"option 'virtual-stages' must be positive; got {self.virtual_stages}")
+        if self.virtual_stages > 1 and self.schedule != INTERLEAVED:
+            raise ValueError(f"option 'virtual-stages' is for schedule={INTERLEAVED}; schedule={self.schedule} runs "
+                             "one stage per mesh")
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         try:
@@ -94,6 +112,8 @@ class PipelineSchedulePass(Pass):
             diagnostics.error(step.main, f"pipeline schedule: schedule={self.schedule} needs backward parts and "
                                          "@main has none: use schedule=inference for a forward-only step")
             return
+        if self.schedule == INTERLEAVED and not self._check_interleaved(step, diagnostics):
+            return
         try:
             streams = build_streams(program, self.schedule, self.num_micro_batches)
         except ScheduleError as error:
@@ -115,3 +135,23 @@ class PipelineSchedulePass(Pass):
                     for instruction in stream:
                         build_instruction(instruction)
                     func.ReturnOp([])
+
+    def _check_interleaved(self, step: Step, diagnostics: Diagnostics) -> bool:
+        """Whether the stages and micro-batches fit ``virtual-stages`` and interleaved 1F1B
+        (errors reported at ``@main``)."""
+        try:
+            flow = analyse(step.program)
+        except ScheduleError:
+            return True  # build_streams reports it at its call
+        if flow.num_stages and flow.virtual_stages != self.virtual_stages:
+            diagnostics.error(step.main, f"pipeline schedule: option 'virtual-stages' is {self.virtual_stages}, but "
+                                         f"@main has {flow.num_stages} stages on {flow.num_meshes} meshes: build "
+                                         f"{self.virtual_stages} stages per mesh (alpa-stage-construction"
+                                         f"{{virtual-stages={self.virtual_stages}}}) or set the option to match")
+            return False
+        if self.num_micro_batches % max(flow.num_meshes, 1):
+            diagnostics.error(step.main, f"pipeline schedule: option 'num-micro-batches' ({self.num_micro_batches}) "
+                                         f"must be a multiple of the {flow.num_meshes} meshes under schedule="
+                                         f"{INTERLEAVED}, which takes the micro-batches in groups of one per mesh")
+            return False
+        return True

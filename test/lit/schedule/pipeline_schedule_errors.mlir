@@ -2,12 +2,16 @@
 // RUN: alpa-opt %s --split-input-file --verify-diagnostics --alpa-pipeline-schedule='num-micro-batches=2'
 // A training step under schedule=inference (the first case, which 1F1B accepts).
 // RUN: not alpa-opt %s --split-input-file --alpa-pipeline-schedule='schedule=inference' 2>&1 | FileCheck %s --check-prefix=INFERENCE
-// INFERENCE: pipeline_schedule_errors.mlir:18:10: error: pipeline schedule: schedule=inference runs forward parts only, but @stage0_backward is a backward part: use schedule=1f1b or schedule=gpipe
+// INFERENCE: pipeline_schedule_errors.mlir:22:10: error: pipeline schedule: schedule=inference runs forward parts only, but @stage0_backward is a backward part: use schedule=1f1b or schedule=gpipe
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-pipeline-schedule='num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
 // OPT-MICRO: alpa-opt: error: alpa-pipeline-schedule: option 'num-micro-batches' must be between 1 and 16384; got 0
 // RUN: not alpa-opt %s --alpa-pipeline-schedule='schedule=pipedream' 2>&1 | FileCheck %s --check-prefix=OPT-SCHEDULE
-// OPT-SCHEDULE: alpa-opt: error: option 'schedule' of alpa-pipeline-schedule must be one of gpipe, 1f1b, inference; got 'pipedream'
+// OPT-SCHEDULE: alpa-opt: error: option 'schedule' of alpa-pipeline-schedule must be one of gpipe, 1f1b, interleaved-1f1b, inference; got 'pipedream'
+// RUN: not alpa-opt %s --alpa-pipeline-schedule='schedule=interleaved-1f1b virtual-stages=0' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL
+// OPT-VIRTUAL: alpa-opt: error: alpa-pipeline-schedule: option 'virtual-stages' must be positive; got 0
+// RUN: not alpa-opt %s --alpa-pipeline-schedule='virtual-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL-1F1B
+// OPT-VIRTUAL-1F1B: alpa-opt: error: alpa-pipeline-schedule: option 'virtual-stages' is for schedule=interleaved-1f1b; schedule=1f1b runs one stage per mesh
 
 // A one-stage training step: valid for 1F1B (gradient accumulation), not for inference.
 module @one_stage {
@@ -84,13 +88,29 @@ module @stage_on_two_meshes {
 
 // -----
 
-// Two stages on the same devices would run their parts on one mesh at once.
+// Two stages on the same devices: 1F1B runs one stage per mesh (interleaved 1F1B runs several).
 module @shared_mesh {
   func.func private @stage0_forward(tensor<4xf32>) -> tensor<4xf32> attributes {alpa.mesh = {device_ids = array<i64: 0, 1>, shape = array<i64: 2>}, alpa.stage = 0 : i64}
   func.func private @stage1_forward(tensor<4xf32>) -> tensor<4xf32> attributes {alpa.mesh = {device_ids = array<i64: 0, 1>, shape = array<i64: 2>}, alpa.stage = 1 : i64}
+  func.func private @stage1_backward(tensor<4xf32>) -> tensor<4xf32> attributes {alpa.mesh = {device_ids = array<i64: 0, 1>, shape = array<i64: 2>}, alpa.stage = 1 : i64}
   func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
     %0 = call @stage0_forward(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
-    // expected-error@+1 {{pipeline schedule: stages 0 and 1 share devices [0, 1]; each stage needs a mesh of its own}}
+    // expected-error@+1 {{pipeline schedule: stages 0 and 1 share mesh 0; schedule=1f1b runs one stage per mesh: use schedule=interleaved-1f1b for several}}
+    %1 = call @stage1_forward(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = call @stage1_backward(%1) : (tensor<4xf32>) -> tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
+}
+
+// -----
+
+// Stages whose devices overlap without being equal would run their parts on some devices at once.
+module @overlapping_meshes {
+  func.func private @stage0_forward(tensor<4xf32>) -> tensor<4xf32> attributes {alpa.mesh = {device_ids = array<i64: 0, 1>, shape = array<i64: 2>}, alpa.stage = 0 : i64}
+  func.func private @stage1_forward(tensor<4xf32>) -> tensor<4xf32> attributes {alpa.mesh = {device_ids = array<i64: 1, 2>, shape = array<i64: 2>}, alpa.stage = 1 : i64}
+  func.func public @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = call @stage0_forward(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    // expected-error@+1 {{pipeline schedule: stages 0 and 1 share devices [1]; each stage needs a mesh of its own, or the very mesh of the stages it shares it with}}
     %1 = call @stage1_forward(%0) : (tensor<4xf32>) -> tensor<4xf32>
     return %1 : tensor<4xf32>
   }
@@ -198,7 +218,7 @@ module @transfer_within_mesh {
     %0 = call @stage0_forward(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
     "alpa.send"(%0) {alpa.transfer = 0 : i64, channel_id = 0 : i64, dst_device = 1 : i64, src_device = 0 : i64, tile = array<i64: 0, 4>} : (tensor<4xf32>) -> ()
     %1 = "alpa.recv"() {alpa.transfer = 0 : i64, channel_id = 0 : i64, dst_device = 1 : i64, src_device = 0 : i64, tile = array<i64: 0, 4>} : () -> tensor<4xf32>
-    // expected-error@+1 {{pipeline schedule: transfer 0 delivers to the mesh it starts from (stage 0)}}
+    // expected-error@+1 {{pipeline schedule: transfer 0 delivers to the mesh it starts from (mesh 0)}}
     %2 = "alpa.assemble"(%1) {alpa.mesh = {device_ids = array<i64: 0>, shape = array<i64: 1>}, alpa.transfer = 0 : i64, devices = array<i64: 0>, mhlo.sharding = "{replicated}", tiles = array<i64: 0, 4>} : (tensor<4xf32>) -> tensor<4xf32>
     %3 = call @stage0_backward(%2) : (tensor<4xf32>) -> tensor<4xf32>
     return %3 : tensor<4xf32>
