@@ -144,8 +144,13 @@ class PipeshardParallel:
       num_micro_batches: B; the batch arguments' leading dimension must divide by it.
       layer_option: how the forward pass is cut into layers.
       stage_option: how layers become stages on submeshes.
-      pipeline_schedule: ``1f1b`` (at most S - i micro-batches in flight on stage i) or
-        ``gpipe`` (all forwards, then all backwards); ``inference`` for forward-only steps.
+      pipeline_schedule: ``1f1b`` (at most S - i micro-batches in flight on stage i),
+        ``gpipe`` (all forwards, then all backwards), ``interleaved-1f1b`` (``virtual_stages``
+        stages per mesh, stage k on mesh k mod S: a bubble 1/v as long as 1F1B's, more
+        activations in flight; ``num_micro_batches`` a multiple of S; with
+        ``UniformStageOption(num_stages=S v)`` or ``ManualStageOption`` of S v stage layer
+        counts on S submeshes); ``inference`` for forward-only steps.
+      virtual_stages: stages per mesh v under ``interleaved-1f1b``.
       cluster_shape: (hosts, devices per host). When omitted: one host per process that
         owns some of the devices (``(1, len(devices))`` in one process; with
         ``jax.distributed``, (processes, devices per process)).
@@ -170,7 +175,8 @@ class PipeshardParallel:
     num_micro_batches: int = 1
     layer_option: AutoLayerOption | ManualLayerOption = field(default_factory=ManualLayerOption)
     stage_option: StageOption = field(default_factory=AutoStageOption)
-    pipeline_schedule: Literal["1f1b", "gpipe", "inference"] = "1f1b"
+    pipeline_schedule: Literal["1f1b", "gpipe", "interleaved-1f1b", "inference"] = "1f1b"
+    virtual_stages: int = 1
     cluster_shape: tuple[int, int] | None = None
     devices: tuple[Any, ...] | None = None
     batch_argnums: tuple[int, ...] = (1,)
@@ -189,9 +195,10 @@ class PipeshardParallel:
         if not isinstance(self.stage_option, (AutoStageOption, UniformStageOption, ManualStageOption)):
             raise ValueError("PipeshardParallel option 'stage_option' must be AutoStageOption, UniformStageOption "
                              f"or ManualStageOption; got {self.stage_option!r}")
-        if self.pipeline_schedule not in ("1f1b", "gpipe", "inference"):
-            raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe' or "
-                             f"'inference'; got {self.pipeline_schedule!r}")
+        if self.pipeline_schedule not in ("1f1b", "gpipe", "interleaved-1f1b", "inference"):
+            raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe', "
+                             f"'interleaved-1f1b' or 'inference'; got {self.pipeline_schedule!r}")
+        self._check_virtual_stages()
         timeout = self.instruction_timeout
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0):
             raise ValueError(f"PipeshardParallel option 'instruction_timeout' must be a number of seconds >= 0 "
@@ -201,6 +208,21 @@ class PipeshardParallel:
         batch = (self.batch_argnums,) if isinstance(self.batch_argnums, int) else tuple(self.batch_argnums)
         object.__setattr__(self, "batch_argnums", batch)
         self.passes(*(self.cluster_shape or (1, 1)))  # the passes check their options now, not at the first call
+
+    def _check_virtual_stages(self) -> None:
+        v, stage = self.virtual_stages, self.stage_option
+        if not isinstance(v, int) or v < 1 or (v > 1 and self.pipeline_schedule != "interleaved-1f1b"):
+            raise ValueError(f"PipeshardParallel option 'virtual_stages' must be a positive integer, and 1 unless "
+                             f"pipeline_schedule='interleaved-1f1b'; got {v!r} with {self.pipeline_schedule!r}")
+        if v > 1 and isinstance(stage, AutoStageOption):
+            raise ValueError("PipeshardParallel option 'virtual_stages' needs UniformStageOption or "
+                             "ManualStageOption: the stage DP places one contiguous layer range per mesh")
+        meshes = (len(stage.submeshes) if isinstance(stage, ManualStageOption) else
+                  stage.num_stages // v if isinstance(stage, UniformStageOption) else 0)
+        if self.pipeline_schedule == "interleaved-1f1b" and meshes and self.num_micro_batches % meshes:
+            raise ValueError(f"PipeshardParallel option 'num_micro_batches' ({self.num_micro_batches}) must be a "
+                             f"multiple of the {meshes} meshes under interleaved-1f1b, which takes the "
+                             "micro-batches in groups of one per mesh")
 
     def device_list(self) -> tuple[Any, ...]:
         return self.devices if self.devices is not None else tuple(jax.devices())
@@ -239,14 +261,16 @@ class PipeshardParallel:
                            cost_model=stage.cost_model, device_memory=stage.device_memory, epsilon=stage.epsilon,
                            jobs=stage.jobs)
         elif isinstance(stage, UniformStageOption):
-            options.update(stage_mode="equal-layer", num_stages=stage.num_stages)
+            options.update(stage_mode="equal-layer", num_stages=stage.num_stages, virtual_stages=self.virtual_stages)
         else:
             options.update(stage_mode="manual", stage_layers=tuple(stage.stage_layers),
-                           stage_submeshes=tuple(n for pair in stage.submeshes for n in pair))
+                           stage_submeshes=tuple(n for pair in stage.submeshes for n in pair),
+                           virtual_stages=self.virtual_stages)
         try:
             return [layers, StageConstructionPass(**options),
                     CrossMeshReshardingPass(local_all_gather=self.local_all_gather),
-                    PipelineSchedulePass(schedule=self.pipeline_schedule, num_micro_batches=self.num_micro_batches)]
+                    PipelineSchedulePass(schedule=self.pipeline_schedule, num_micro_batches=self.num_micro_batches,
+                                         virtual_stages=self.virtual_stages)]
         except ValueError as error:
             raise ValueError(f"PipeshardParallel: {error}") from None
 

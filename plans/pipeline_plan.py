@@ -6,9 +6,11 @@ step (Fig. 5): every stage runs the forward and the backward of each micro-batch
 stage's latency ``t_i`` is forward plus backward; the timeline draws the forward as a
 third of it and the backward as two thirds (a backward computes two gradients per
 forward matmul), each stage running its tasks in the order of the plan's schedule
-(``gpipe``, ``1f1b`` or ``inference``: ``schedules.stage_orders``) as soon as their
-inputs are ready. The schedule is the one the step runs under (the API sets it; a report
-of ``alpa-opt`` says ``1f1b``, the schedule whose memory Eq. 5 checks).
+(``gpipe``, ``1f1b``, ``interleaved-1f1b`` or ``inference``: ``clock_tables.mesh_orders``)
+as soon as their inputs are ready and their mesh is free (``virtual_stages`` stages per
+mesh under ``interleaved-1f1b``, stage ``k`` on mesh ``k mod S``). The schedule is the one
+the step runs under (the API sets it; a report of ``alpa-opt`` says ``1f1b``, the schedule
+whose memory Eq. 5 checks).
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ import os
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .clock_tables import SCHEDULES, ScheduleName, dependencies, mesh_orders, stage_meshes
 from .drawing import pyplot
 from .json_files import VersionedFile
 from .plan_summary import pipeline_summary
-from .schedules import SCHEDULES, ScheduleName, dependencies, stage_orders
 
 FORWARD_SHARE = 1 / 3  # of a stage's forward + backward latency (drawing only)
 
@@ -51,6 +53,7 @@ class PipelinePlan(VersionedFile):
     stages: tuple[StagePlacement, ...]
     search: dict  # intra-op plans, candidates, seconds
     schedule: ScheduleName = "1f1b"  # the pipeline schedule the step runs under
+    virtual_stages: int = 1  # stages per mesh (interleaved-1f1b)
     # The step as the compiled pipeline's runtime runs it (runtime/step_model.py): every
     # instruction priced, transfers and apply parts included; None until compiled.
     step: float | None = None
@@ -68,10 +71,11 @@ class PipelinePlan(VersionedFile):
             schedule = data.get("schedule", "1f1b")
             if schedule not in SCHEDULES:
                 raise ValueError(f"schedule {schedule!r} is none of {', '.join(SCHEDULES)}")
-            step = data.get("step")
+            virtual = int(data.get("virtual_stages", 1))
+            stage_meshes(len(stages), virtual)  # a ValueError unless the stages fill the meshes evenly
             return cls(tuple(data["cluster"]), int(data["num_micro_batches"]), float(data["latency"]),
-                       float(data["t_max"]), stages, dict(data["search"]), schedule,
-                       None if step is None else float(step))
+                       float(data["t_max"]), stages, dict(data["search"]), schedule, virtual,
+                       None if data.get("step") is None else float(data["step"]))
         except (KeyError, TypeError, ValueError) as error:
             raise PipelinePlanError(f"{where}: malformed pipeline plan ({error!r})") from None
 
@@ -89,20 +93,21 @@ class PipelinePlan(VersionedFile):
         count = len(self.stages)
         duration = {"forward": [s.latency * FORWARD_SHARE for s in self.stages]}
         duration["backward"] = [s.latency - f for s, f in zip(self.stages, duration["forward"])]
-        orders = stage_orders(self.schedule, count, self.num_micro_batches)
+        orders = mesh_orders(self.schedule, count // self.virtual_stages, self.num_micro_batches,
+                             self.virtual_stages)
         end: dict = {}
-        free = [0.0] * count  # when each stage is done with its previous task
-        position = [0] * count
+        free = [0.0] * len(orders)  # when each mesh is done with its previous task
+        position = [0] * len(orders)
         events = []
-        while any(position[s] < len(order) for s, order in enumerate(orders)):
+        while any(position[k] < len(order) for k, order in enumerate(orders)):
             before = sum(position)
-            for s, order in enumerate(orders):
-                while position[s] < len(order) and all(d in end for d in dependencies(order[position[s]], count)):
-                    task = order[position[s]]
-                    start = max([free[s], *(end[d] for d in dependencies(task, count))])
-                    end[task] = free[s] = start + duration[task.kind][s]
-                    events.append((s, task.micro_batch, task.kind, start, end[task]))
-                    position[s] += 1
+            for k, order in enumerate(orders):
+                while position[k] < len(order) and all(d in end for d in dependencies(order[position[k]], count)):
+                    task = order[position[k]]
+                    start = max([free[k], *(end[d] for d in dependencies(task, count))])
+                    end[task] = free[k] = start + duration[task.kind][task.stage]
+                    events.append((task.stage, task.micro_batch, task.kind, start, end[task]))
+                    position[k] += 1
             if sum(position) == before:  # the schedules' orders never get here; a wrong order would
                 raise ValueError(f"the {self.schedule} orders wait on each other")
         return sorted(events, key=lambda e: (e[3], e[0]))

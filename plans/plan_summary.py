@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingSpec, tile_bytes
+from .clock_tables import in_flight
 
 if TYPE_CHECKING:
     from .pipeline_plan import PipelinePlan
@@ -160,18 +161,24 @@ def communication_lines(plan: ShardingPlan) -> list[str]:
 def stage_memory(plan: PipelinePlan, stage: int) -> float:
     """Peak bytes per device of a stage under the plan's schedule: its parameters and optimizer
     state and the activations of the micro-batches in flight (Eq. 5: ``S - s`` under 1F1B for
-    stage ``s`` of ``S``; every micro-batch under GPipe; one at inference)."""
+    stage ``s`` of ``S``; every micro-batch under GPipe; one at inference; under interleaved
+    1F1B its share of the chunks in flight on its mesh, ``clock_tables.in_flight``)."""
     s = plan.stages[stage]
-    in_flight = {"1f1b": min(len(plan.stages) - stage, plan.num_micro_batches), "gpipe": plan.num_micro_batches,
-                 "inference": 1}[plan.schedule]
-    return s.param_bytes + in_flight * s.activation_bytes
+    if plan.schedule == "interleaved-1f1b":
+        meshes = len(plan.stages) // plan.virtual_stages
+        chunks = in_flight(plan.schedule, len(plan.stages), plan.num_micro_batches, plan.virtual_stages)
+        return s.param_bytes + chunks[stage % meshes] / plan.virtual_stages * s.activation_bytes
+    in_flight_here = {"1f1b": min(len(plan.stages) - stage, plan.num_micro_batches),
+                      "gpipe": plan.num_micro_batches, "inference": 1}[plan.schedule]
+    return s.param_bytes + in_flight_here * s.activation_bytes
 
 
 def pipeline_summary(plan: PipelinePlan) -> str:
     """The text of ``print(plan)`` for a :class:`PipelinePlan` (see the module docstring)."""
     hosts, per_host = plan.cluster
     lines = [f"PipelinePlan: {len(plan.stages)} stages on {hosts} x {per_host} devices (hosts x devices per host), "
-             f"{plan.schedule}, {plan.num_micro_batches} micro-batches",
+             f"{plan.schedule}{f' ({plan.virtual_stages} per mesh)' if plan.virtual_stages > 1 else ''}, "
+             f"{plan.num_micro_batches} micro-batches",
              f"predicted step latency (Eq. 2): {seconds_text(plan.latency)}; slowest stage {seconds_text(plan.t_max)}"
              + ("" if plan.step is None else
                 f"; as the runtime runs it (transfers, accumulation and apply parts too): {seconds_text(plan.step)}")]

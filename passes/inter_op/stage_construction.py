@@ -33,7 +33,7 @@ from .outline import OutlineError, extract, outline
 from .stage_costing import CostCache, cost_stages, plan_stage
 from .stage_dp import StageDPError
 from .stage_parts import part_numbers, rematerialize_free_ops, sum_per_stage
-from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes
+from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes, virtual_stage_bounds
 from .submesh import cover_submeshes
 from .training_step import step_ops
 
@@ -102,6 +102,15 @@ class StageConstructionPass(Pass):
           %0:3 = call @stage0_forward(...)
           %1:2 = call @stage1_forward(...)
 
+    ``virtual-stages=v`` (for ``alpa-pipeline-schedule{schedule=interleaved-1f1b}``) makes
+    ``S v`` stages on the ``S`` submeshes, stage ``k`` on mesh ``k mod S`` with that mesh's
+    logical mesh: ``equal-layer`` cuts the layers into ``num-stages`` (``S v``; 0: the DP
+    picks ``S``) stages of equally many layers; ``manual`` takes ``S v`` counts in
+    ``stage-layers`` and ``S`` pairs in ``stage-submeshes``. The DP does not model
+    interleaving: it prices mesh ``r`` on one contiguous range of as many layers as its
+    chunks hold (``stage_search.py``), so its Eq. 2 latency is 1F1B's of that slicing.
+    ``auto`` and ``equal-operator`` do not take the option.
+
     The report (``report``) holds the stages (layers, submesh, devices, logical mesh,
     latency, memory), Eq. 2's latency and the search's statistics; it loads as
     ``alpa_mlir.PipelinePlan.load(path)``, whose ``draw(png)`` pictures it. The search logs
@@ -158,6 +167,8 @@ class StageConstructionPass(Pass):
         "help": "argument:result pairs of @main's training state, e.g. 0:0,1:1; the stage that updates a pair "
                 "keeps one sharding for it in and out, so its apply part can write the update in place and the "
                 "next step takes the state as this one returns it"})
+    virtual_stages: int = field(default=1, metadata={
+        "help": "stages per mesh v for interleaved 1F1B (equal-layer or manual): stage k on mesh k mod S"})
     report: str = field(default="", metadata={"help": "path of a JSON stage-plan report"})
     stage_timer: StageTimer | None = provided(
         "cost-model=profile: the seconds one run of a planned module takes on local devices "
@@ -176,10 +187,18 @@ class StageConstructionPass(Pass):
             raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
         if self.num_stages < 0 or (self.num_stages and self.stage_mode != "equal-layer"):
             raise ValueError("option 'num-stages' is a positive number of stages for stage-mode=equal-layer")
-        if self.stage_mode == "manual" and (not self.stage_layers or
-                                            len(self.stage_submeshes) != 2 * len(self.stage_layers)):
-            raise ValueError("option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage "
-                             "in 'stage-submeshes'")
+        if self.virtual_stages < 1 or (self.virtual_stages > 1 and self.stage_mode not in ("equal-layer", "manual")):
+            raise ValueError(f"option 'virtual-stages' must be positive, and 1 unless stage-mode is equal-layer or "
+                             f"manual (the DP of Eq. 3-4 places one contiguous layer range per mesh); got "
+                             f"{self.virtual_stages} with stage-mode={self.stage_mode}")
+        if self.num_stages % self.virtual_stages:
+            raise ValueError(f"option 'num-stages' {self.num_stages} must be a multiple of option 'virtual-stages' "
+                             f"{self.virtual_stages}: every mesh holds as many stages")
+        if self.stage_mode == "manual" and (not self.stage_layers or len(self.stage_layers) % self.virtual_stages
+                                            or self.virtual_stages * len(self.stage_submeshes)
+                                            != 2 * len(self.stage_layers)):
+            raise ValueError("option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per mesh "
+                             "in 'stage-submeshes' (a mesh per stage, or per 'virtual-stages' stages)")
         for label, value in (("device-flops", self.device_flops), ("intra-host-bandwidth", self.intra_host_bandwidth),
                              ("inter-host-bandwidth", self.inter_host_bandwidth)):
             if not value > 0:
@@ -262,9 +281,13 @@ class StageConstructionPass(Pass):
         meshes = [cluster.logical_mesh(cluster.submesh(pl.host_start, pl.host_count, pl.device_start,
                                                        pl.device_count), views[s.shape][s.logical_mesh])
                   for s, pl in zip(plan.stages, placements)]
+        bounds = [st.start for st in plan.stages] + [plan.stages[-1].end]
+        if self.virtual_stages > 1:  # interleaved 1F1B: stage k on mesh k mod S
+            bounds = virtual_stage_bounds(self, [(st.start, st.end) for st in plan.stages])
+            meshes = [meshes[k % len(meshes)] for k in range(len(bounds) - 1)]
 
         def stage_of_layer(number: int) -> int:
-            return next(s for s, st in enumerate(plan.stages) if st.start <= number < st.end)
+            return next(s for s in range(len(bounds) - 1) if bounds[s] <= number < bounds[s + 1])
 
         def op_stage(op: ir.Operation) -> int:
             return stage_of_layer(ir.IntegerAttr(op.attributes[LAYER_ATTR]).value)
@@ -296,7 +319,7 @@ class StageConstructionPass(Pass):
         for part in outlined:
             _annotate_signature(part.func, part.inputs, part.outputs, input_shardings[part.group // len(parts)])
         if self.report or self.on_plan is not None:
-            self._write_report(module, diagnostics, plan, placements, meshes, costs, stats)
+            self._write_report(module, diagnostics, plan, placements, meshes, costs, stats, bounds)
 
     def _layerings(self, module: ir.Operation, ops: list[ir.Operation],
                    diagnostics: Diagnostics) -> list[tuple[str, list[int]]] | None:
@@ -410,12 +433,15 @@ class StageConstructionPass(Pass):
         return [(value, attrs[MHLO_SHARDING])
                 for value, attrs in zip(stage.inputs, get_value_attrs(func, "arg_attrs")) if MHLO_SHARDING in attrs]
 
-    def _write_report(self, module, diagnostics, plan, placements, meshes, costs, stats) -> None:
+    def _write_report(self, module, diagnostics, plan, placements, meshes, costs, stats, bounds) -> None:
+        # Under virtual stages a stage is 1/v of its mesh's range: its share of the range's costs.
+        v, size = self.virtual_stages, len(plan.stages)
         report = PipelinePlan(tuple(self.cluster_shape), self.num_micro_batches, plan.latency, plan.t_max, tuple(
-            StagePlacement((s.start, s.end), s.shape, tuple(pl.device_ids), tuple(mesh.shape), s.latency,
-                           float(costs.param_mem[s.start, s.end, s.submesh, s.logical_mesh]),
-                           float(costs.act_mem[s.start, s.end, s.submesh, s.logical_mesh]))
-            for s, pl, mesh in zip(plan.stages, placements, meshes)), stats)
+            StagePlacement((bounds[k], bounds[k + 1]), s.shape, tuple(pl.device_ids), tuple(meshes[k].shape),
+                           s.latency / v, float(costs.param_mem[s.start, s.end, s.submesh, s.logical_mesh]) / v,
+                           float(costs.act_mem[s.start, s.end, s.submesh, s.logical_mesh]) / v)
+            for k, (s, pl) in enumerate((plan.stages[k % size], placements[k % size]) for k in range(size * v))),
+            stats, virtual_stages=v)
         if self.on_plan is not None:
             self.on_plan(report)
         if not self.report:

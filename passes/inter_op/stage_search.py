@@ -5,6 +5,13 @@ them is what one run of the DP of Eq. 3-4 (``stage_dp.py``) may combine: every r
 on every shape (``auto``), ranges of one length (``equal-layer``, one family per
 length), or the user's stages (``manual``). :func:`best_plan` keeps the best of the
 families' plans.
+
+With ``virtual-stages=v > 1`` (interleaved 1F1B) the DP still places one contiguous
+layer range per mesh: the range stands for the ``v`` chunks the mesh will hold, which
+have as many layers in all (``equal-layer``: ranges of a multiple of ``v`` layers;
+``manual``: mesh ``r`` gets the layers of stages ``r, r+S, ..``). That prices a mesh
+right when its layers cost alike wherever they sit, as repeated layers do.
+:func:`virtual_stage_bounds` then cuts the layers into the ``S v`` stages themselves.
 """
 
 from __future__ import annotations
@@ -27,19 +34,25 @@ def candidate_families(options: StageConstructionPass, num_layers: int) -> list[
     """Families of (start, end, submesh) stages the mode allows; the DP runs once per family.
     Raises ``ValueError`` naming the option at fault."""
     cluster = tuple(options.cluster_shape)
+    v = options.virtual_stages
     if options.stage_mode == "manual":
         if sum(options.stage_layers) != num_layers or min(options.stage_layers) < 1:
             raise ValueError(f"option 'stage-layers' {list(options.stage_layers)} must be positive and add up to "
                              f"the {num_layers} layers")
-        bounds = np.cumsum((0, *options.stage_layers))
-        shapes = [tuple(options.stage_submeshes[2 * s:2 * s + 2]) for s in range(len(options.stage_layers))]
+        num_meshes = len(options.stage_layers) // v
+        per_mesh = [sum(options.stage_layers[r::num_meshes]) for r in range(num_meshes)]
+        bounds = np.cumsum((0, *per_mesh))
+        shapes = [tuple(options.stage_submeshes[2 * s:2 * s + 2]) for s in range(num_meshes)]
         return [[(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]]
     shapes = submesh_shapes(cluster, options.submesh_space)
     if options.stage_mode == "equal-layer":  # Sec. 8.3: every stage has the same number of layers
-        counts = [num_layers // options.num_stages] if options.num_stages else \
-            [n for n in range(1, num_layers + 1) if num_layers % n == 0]
+        counts = [num_layers // options.num_stages * v] if options.num_stages else \
+            [n for n in range(v, num_layers + 1, v) if num_layers % n == 0]
         if options.num_stages and num_layers % options.num_stages:
             raise ValueError(f"option 'num-stages' {options.num_stages} does not divide the {num_layers} layers")
+        if not counts:
+            raise ValueError(f"option 'virtual-stages' {v} leaves no equal-layer slicing of the {num_layers} layers "
+                             f"into {v} stages per mesh")
         return [[(i, i + n, k) for i in range(0, num_layers, n) for k in shapes] for n in counts]
     return [[(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]]
 
@@ -108,3 +121,13 @@ def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple
     if not plans:
         raise errors[0]
     return min(plans, key=lambda found: found[0].latency)
+
+
+def virtual_stage_bounds(options: StageConstructionPass, mesh_ranges: list[tuple[int, int]]) -> list[int]:
+    """The layer bounds of the ``S v`` stages (stage ``k``: layers ``[b[k], b[k+1])``, on mesh
+    ``k mod S``) for the ``S`` meshes whose layers the DP picked as ``mesh_ranges``."""
+    v = options.virtual_stages
+    if options.stage_mode == "manual":
+        return [int(b) for b in np.cumsum((0, *options.stage_layers))]
+    size = (mesh_ranges[0][1] - mesh_ranges[0][0]) // v  # equal-layer: every range has as many layers
+    return list(range(0, mesh_ranges[-1][1] + 1, size))

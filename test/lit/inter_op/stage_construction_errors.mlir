@@ -6,13 +6,22 @@
 // A state pair @main does not have.
 // RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 state=5:0})' 2>&1 | FileCheck %s --check-prefix=STATE
 // STATE: error: option 'state' pair 5:0 is out of range: @main has 3 arguments and 3 results
+// Three stages per mesh from two layers: no equal-layer slicing has them.
+// RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 stage-mode=equal-layer virtual-stages=3})' 2>&1 | FileCheck %s --check-prefix=VIRTUAL
+// VIRTUAL: error: option 'virtual-stages' 3 leaves no equal-layer slicing of the 2 layers into 3 stages per mesh
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-stage-construction 2>&1 | FileCheck %s --check-prefix=OPT-CLUSTER
 // OPT-CLUSTER: alpa-opt: error: alpa-stage-construction: option 'cluster-shape' must be two positive sizes: hosts, devices per host
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 num-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-STAGES
 // OPT-STAGES: alpa-opt: error: alpa-stage-construction: option 'num-stages' is a positive number of stages for stage-mode=equal-layer
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=manual stage-layers=1,1 stage-submeshes=1,2' 2>&1 | FileCheck %s --check-prefix=OPT-MANUAL
-// OPT-MANUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per stage in 'stage-submeshes'
+// OPT-MANUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per mesh in 'stage-submeshes' (a mesh per stage, or per 'virtual-stages' stages)
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=manual stage-layers=1,1,1 stage-submeshes=1,4 virtual-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-MANUAL-VIRTUAL
+// OPT-MANUAL-VIRTUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per mesh in 'stage-submeshes' (a mesh per stage, or per 'virtual-stages' stages)
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 virtual-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL
+// OPT-VIRTUAL: alpa-opt: error: alpa-stage-construction: option 'virtual-stages' must be positive, and 1 unless stage-mode is equal-layer or manual (the DP of Eq. 3-4 places one contiguous layer range per mesh); got 2 with stage-mode=auto
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=equal-layer num-stages=3 virtual-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL-STAGES
+// OPT-VIRTUAL-STAGES: alpa-opt: error: alpa-stage-construction: option 'num-stages' 3 must be a multiple of option 'virtual-stages' 2: every mesh holds as many stages
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 cost-model=profile profile-repeats=0' 2>&1 | FileCheck %s --check-prefix=OPT-REPEATS
 // OPT-REPEATS: alpa-opt: error: alpa-stage-construction: option 'profile-repeats' must be positive; got 0
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 mip-gap=-0.5' 2>&1 | FileCheck %s --check-prefix=OPT-GAP

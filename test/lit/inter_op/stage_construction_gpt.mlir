@@ -1,5 +1,6 @@
 // RUN: alpa-opt %S/Inputs/gpt_4_layers.mlir --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=4}, alpa-stage-construction{cluster-shape=1,4 num-micro-batches=4 stage-mode=equal-layer num-stages=2 logical-mesh-space=physical})' | FileCheck %s --check-prefix=TWO
 // RUN: alpa-opt %S/Inputs/gpt_4_layers.mlir --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=4}, alpa-stage-construction{cluster-shape=2,2 num-micro-batches=4})' | FileCheck %s --check-prefix=FOUR
+// RUN: alpa-opt %S/Inputs/gpt_4_layers.mlir --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=4}, alpa-stage-construction{cluster-shape=1,4 num-micro-batches=4 stage-mode=equal-layer num-stages=4 virtual-stages=2 logical-mesh-space=physical})' | FileCheck %s --check-prefix=INTERLEAVED
 
 // A 4-layer GPT training step with Adam (the input's header says how it was made).
 
@@ -46,3 +47,14 @@
 // FOUR-LABEL: func.func private @stage0_backward
 // FOUR-SAME: device_ids = [[M0]]
 // FOUR-LABEL: func.func public @main
+
+// Interleaved 1F1B's virtual stages: four stages of one layer on two meshes, stage k on
+// mesh k mod 2, so stages 0 and 2 share one mesh and stages 1 and 3 the other.
+// INTERLEAVED-LABEL: func.func private @stage0_forward
+// INTERLEAVED-SAME: device_ids = [[V0:array<i64: [0-9, ]+>]]{{.*}}alpa.stage = 0
+// INTERLEAVED-LABEL: func.func private @stage1_forward
+// INTERLEAVED-SAME: device_ids = [[V1:array<i64: [0-9, ]+>]]{{.*}}alpa.stage = 1
+// INTERLEAVED-LABEL: func.func private @stage2_forward
+// INTERLEAVED-SAME: device_ids = [[V0]]{{.*}}alpa.stage = 2
+// INTERLEAVED-LABEL: func.func private @stage3_forward
+// INTERLEAVED-SAME: device_ids = [[V1]]{{.*}}alpa.stage = 3
