@@ -85,3 +85,36 @@ def test_unreadable_plans_say_why(tmp_path) -> None:
     path.write_text(json.dumps({"version": 1, "cluster": [1, 2]}))
     with pytest.raises(PipelinePlanError, match="malformed pipeline plan"):
         PipelinePlan.load(path)
+
+
+def interleaved_plan(micro_batches: int) -> PipelinePlan:
+    """Four unit-latency stages on two meshes, stage k on mesh k mod 2."""
+    stages = tuple(StagePlacement((k, k + 1), (1, 2), (2 * (k % 2), 2 * (k % 2) + 1), (1, 2), 1.0, 1024.0, 256.0)
+                   for k in range(4))
+    return PipelinePlan((1, 4), micro_batches, 0.0, 1.0, stages, {}, "interleaved-1f1b", 2)
+
+
+def test_an_interleaved_timeline_keeps_each_mesh_to_one_task_at_a_time() -> None:
+    found = interleaved_plan(4)
+    assert PipelinePlan.from_json(found.to_json()) == found
+    events = found.timeline()
+    assert len(events) == 2 * 4 * 4
+    for mesh in range(2):
+        spans = sorted((start, end) for stage, _, _, start, end in events if stage % 2 == mesh)
+        assert all(a[1] <= b[0] + 1e-12 for a, b in zip(spans, spans[1:]))
+    # Mesh 0 warms up with 2 (S-1) + (v-1) S = 4 forwards: micro-batches 0, 1 through stage 0, then stage 2.
+    first = [(s, m, kind[0]) for s, m, kind, _, _ in sorted(events, key=lambda e: e[3]) if s % 2 == 0][:5]
+    assert first == [(0, 0, "f"), (0, 1, "f"), (2, 0, "f"), (2, 1, "f"), (0, 2, "f")]
+    lines = str(found).splitlines()
+    assert "interleaved-1f1b (2 per mesh)" in lines[0]
+    # Eq. 5's share of a stage: 1 KiB of parameters and, of the 5 and 3 chunks in flight on meshes 0 and 1,
+    # half each (two stages per mesh) of 256 B.
+    assert [" ".join(line.split()[11:]) for line in lines[3:7]] == ["1.625 KiB", "1.375 KiB", "1.625 KiB",
+                                                                  "1.375 KiB"]
+
+
+def test_a_plan_whose_stages_do_not_fill_its_meshes_is_malformed() -> None:
+    data = json.loads(interleaved_plan(2).to_json())
+    data["virtual_stages"] = 3
+    with pytest.raises(PipelinePlanError, match="malformed pipeline plan"):
+        PipelinePlan.from_json(json.dumps(data))
