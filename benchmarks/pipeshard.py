@@ -1,7 +1,7 @@
 """PipeshardParallel on 8 CPU devices: step time against Eq. 2, runtime overhead, Sec. 6's
-cross-mesh resharding, and the peak memory of 1F1B against GPipe.
+cross-mesh resharding, the peak memory of 1F1B against GPipe, and interleaved 1F1B against 1F1B.
 
-Four measurements, each a table in ``OUT.md`` (all numbers in ``OUT.json``):
+Five measurements, each a table in ``OUT.md`` (all numbers in ``OUT.json``):
 
 1. **Step time.** An MLP and a small GPT (``alpa_mlir.models``) pipelined on 2 and 4
    stages (equal submeshes of the 8 devices, layers clustered by Sec. 5.2's DP), 1F1B,
@@ -20,6 +20,12 @@ Four measurements, each a table in ``OUT.md`` (all numbers in ``OUT.json``):
    values per mesh, simulated by walking the real instruction order (sizes from the
    stage programs' output shardings), and sampled from ``jax.live_arrays()`` while a
    step runs.
+5. **Interleaved 1F1B vs 1F1B** (beyond the paper). The same model clustered into
+   ``S v`` layers on the same ``S`` equal submeshes: 1F1B with ``S`` stages of ``v``
+   layers, interleaved 1F1B with ``S v`` stages of one layer, stage ``k`` on mesh
+   ``k mod S``. Bubble fraction and clocks from the clock tables (unit-time chunks),
+   activations in flight per mesh (clock table, in whole stages' worth), peak memory per
+   mesh (part 4's simulation and sampling) and the measured step.
 
     XLA_FLAGS=--xla_force_host_platform_device_count=8 python benchmarks/pipeshard.py --quick
     XLA_FLAGS=--xla_force_host_platform_device_count=8 python benchmarks/pipeshard.py
@@ -55,6 +61,7 @@ from alpa_mlir.dialect.sharding import ShardingSpec  # noqa: E402
 from alpa_mlir.models import GPTConfig, MLPConfig, build  # noqa: E402
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass  # noqa: E402
 from alpa_mlir.pipeshard import AutoLayerOption, ManualStageOption, PipeshardParallel  # noqa: E402
+from alpa_mlir.plans.clock_tables import bubble_fraction, clock_table, in_flight  # noqa: E402
 from alpa_mlir.plans.reshard_plan import ReshardPlan, plan_bytes, plan_reshard, volume  # noqa: E402
 from alpa_mlir.runtime.pipeshard import PipeshardExecutable  # noqa: E402
 from alpa_mlir.runtime.transfer import CrossMeshTransfer  # noqa: E402
@@ -351,7 +358,7 @@ def simulated_peaks(executable: PipeshardExecutable) -> tuple[list[int], list[in
             moved = executable.transfers[key]
             size[transfer.result] = math.prod(moved.dst_sharding.shard_shape(moved.shape)) * moved.dtype.itemsize
     live: dict[tuple[int, str, int], int] = {}
-    peak, in_flight = [0] * flow.num_stages, [0] * flow.num_stages
+    peak, flight = [0] * flow.num_meshes, [0] * flow.num_meshes
     for mesh, instruction in executable.order:
         made: list[tuple[int, str]] = []
         match instruction:
@@ -367,8 +374,8 @@ def simulated_peaks(executable: PipeshardExecutable) -> tuple[list[int], list[in
             live[where, name, instruction.micro_batch] = size[name]
         for k in {where for where, _ in made}:
             peak[k] = max(peak[k], sum(b for (w, _, _), b in live.items() if w == k))
-            in_flight[k] = max(in_flight[k], len({m for (w, _, m) in live if w == k}))
-    return peak, in_flight
+            flight[k] = max(flight[k], len({m for (w, _, m) in live if w == k}))
+    return peak, flight
 
 
 def live_bytes(mesh_devices: list[list[int]]) -> list[int]:
@@ -413,12 +420,55 @@ def measure_memory(work: Workload, stages: int, micro_batches: int, schedule: st
         step = pipelined(work, stages, micro_batches, schedule, cost_model="analytic")
     _, args = step_times(step, work, 1, 0)  # compiles if new; the state moves to its meshes
     executable = step.get_executable(*work.args)
-    simulated, in_flight = simulated_peaks(executable)
+    simulated, flight = simulated_peaks(executable)
     measured = measured_peaks(executable, step, args)
     return {"model": work.name, "stages": stages, "micro_batches": micro_batches, "schedule": schedule,
-            "in_flight": in_flight,
+            "in_flight": flight,
             "simulated_mb": [b / MB for b in simulated], "measured_mb": [b / MB for b in measured],
             "simulated_bytes": simulated, "measured_bytes": measured}
+
+
+# ----------------------------------------------------------------------------- 5
+
+
+def interleaved_step(work: Workload, meshes: int, virtual: int, micro_batches: int, schedule: str) -> Any:
+    """The model clustered into ``meshes * virtual`` layers on ``meshes`` equal submeshes: 1F1B
+    with ``virtual`` layers per stage, or interleaved 1F1B with one layer per stage."""
+    layers, submeshes = meshes * virtual, ((1, 8 // meshes),) * meshes
+    interleaved = schedule == "interleaved-1f1b"
+    method = BenchmarkPipeshard(
+        num_micro_batches=micro_batches, layer_option=AutoLayerOption(layer_num=layers, delta=work.delta),
+        stage_option=ManualStageOption((1,) * layers if interleaved else (virtual,) * meshes, submeshes),
+        pipeline_schedule=schedule, virtual_stages=virtual if interleaved else 1,
+        batch_argnums=work.batch_argnums, cost_model="analytic")
+    return parallelize(work.step, method=method)
+
+
+def measure_interleaved(work: Workload, meshes: int, virtual: int, micro_batches: int, schedule: str,
+                        warmup: int, repeat: int) -> dict:
+    """Part 5's row: the clock table's bubble, clocks and activations in flight (in whole
+    stages: a chunk is 1/v of one), the simulated and measured peaks, the measured step."""
+    v = virtual if schedule == "interleaved-1f1b" else 1
+    stages = meshes * v
+    chunks = in_flight(schedule, stages, micro_batches, v)
+    step = interleaved_step(work, meshes, virtual, micro_batches, schedule)
+    start = time.perf_counter()
+    jax.block_until_ready(step(*work.args))
+    compile_seconds = time.perf_counter() - start
+    times, last = step_times(step, work, warmup, repeat)
+    executable = step.get_executable(*work.args)
+    simulated, _ = simulated_peaks(executable)
+    measured = measured_peaks(executable, step, last)
+    step_level = executable.flow.step_transfers
+    return {"model": work.name, "meshes": meshes, "virtual": v, "layers": meshes * virtual,
+            "micro_batches": micro_batches, "schedule": schedule, "stages": stages,
+            "clocks": len(clock_table(schedule, stages, micro_batches, v)), "clock_share": 1 / v,
+            "bubble": bubble_fraction(schedule, stages, micro_batches, v),
+            "in_flight_stages": [c / v for c in chunks],
+            "simulated_mb": [b / MB for b in simulated], "measured_mb": [b / MB for b in measured],
+            "instructions": len(executable.order),
+            "transfers_per_micro_batch": sum(key not in step_level for key in executable.flow.transfers),
+            "compile_seconds": compile_seconds, "step_seconds": statistics.median(times), "step_seconds_all": times}
 
 
 # ----------------------------------------------------------------------------- tables
@@ -463,12 +513,20 @@ MEMORY_COLUMNS = (
     ("simulated", "simulated peak MB per device, mesh 0 / 1 / ...", "{}"),
     ("measured", "measured peak MB per device (live arrays)", "{}"),
 )
+INTERLEAVED_COLUMNS = (
+    ("model", "model", "{}"), ("meshes", "S", "{}"), ("micro_batches", "B", "{}"), ("schedule", "schedule", "{}"),
+    ("virtual", "v", "{}"), ("clock_cell", "clocks x length", "{}"), ("bubble", "bubble fraction", "{:.3f}"),
+    ("in_flight", "activations in flight, stages' worth, mesh 0 / 1 / ...", "{}"),
+    ("simulated", "simulated peak MB per device", "{}"), ("measured", "measured peak MB per device", "{}"),
+    ("instructions", "instructions", "{}"), ("transfers_per_micro_batch", "transfers per micro-batch", "{}"),
+    ("compile_seconds", "first call s", "{:.1f}"), ("step_cell", "step ms (median / min)", "{}"),
+)
 
 
 def _display(section: str, row: dict) -> dict:
     """The row with the table's derived cells: milliseconds, per-mesh lists, counts."""
     row = dict(row)
-    if section in ("steps", "overhead", "references"):
+    if section in ("steps", "overhead", "references", "interleaved"):
         for key in ("step_seconds", "predicted", "serial_prediction", "modelled_predicted", "run_seconds",
                     "apply_seconds",
                     "transfer_seconds", "outside_programs"):
@@ -492,6 +550,10 @@ def _display(section: str, row: dict) -> dict:
     if section == "memory":
         row["simulated"], row["measured"] = _per_mesh(row["simulated_mb"]), _per_mesh(row["measured_mb"])
         row["in_flight"] = " / ".join(map(str, row["in_flight"]))
+    if section == "interleaved":
+        row["simulated"], row["measured"] = _per_mesh(row["simulated_mb"]), _per_mesh(row["measured_mb"])
+        row["in_flight"] = _per_mesh(row["in_flight_stages"])
+        row["clock_cell"] = f"{row['clocks']} x 1/{row['virtual']}" if row["virtual"] > 1 else f"{row['clocks']} x 1"
     return row
 
 
@@ -532,6 +594,17 @@ TABLES: dict[str, tuple[str, Callable[[dict], str], tuple]] = {
         "holds, per mesh. Measured: bytes per device of all live jax.Array buffers, sampled after every "
         "program call of one step, the most any device of the mesh holds, less the same before the step "
         "(so it also counts transient buffers and step-level gradient accumulators)."), MEMORY_COLUMNS),
+    "interleaved": ("Interleaved 1F1B against 1F1B (beyond the paper)", lambda s: (
+        f"MLP: {s['mlp']}; GPT: {s['gpt']}. The model clustered into S·v layers (AutoLayerOption) on S equal "
+        "submeshes of the 8 devices (ManualStageOption, physical mesh shapes, analytic costs): 1F1B runs S "
+        "stages of v layers, interleaved-1f1b S·v stages of one layer, stage k on mesh k mod S. From the clock "
+        "tables (unit-time tasks, plans/clock_tables.py): clocks, each 1/v of a 1F1B clock under interleaving "
+        "(so the bubble, 2(S-1) clocks in both, is 1/v as long), the bubble fraction (idle mesh-clocks / all "
+        "mesh-clocks) and the most activations in flight per mesh in whole stages' worth (a chunk is 1/v of "
+        "a stage). Peaks as in part 4: simulated per-micro-batch values live on the mesh, and live arrays "
+        "sampled after every program call. The step is measured on the CPU runtime, which runs one program "
+        "at a time (see part 1): a shorter bubble cannot show there, while the extra chunk boundaries cost "
+        "transfers and instructions."), INTERLEAVED_COLUMNS),
 }
 
 
@@ -560,7 +633,8 @@ def markdown(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a one-minute subset")
-    parser.add_argument("--parts", default="steps,overhead,reshard,memory", help="comma-separated subset")
+    parser.add_argument("--parts", default="steps,overhead,reshard,memory,interleaved",
+                        help="comma-separated subset")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7, help="timed steps (median)")
     parser.add_argument("--out", default="", help="output path without extension "
@@ -569,9 +643,10 @@ def main(argv: list[str] | None = None) -> int:
     if len(jax.devices()) < 8:
         parser.error("needs 8 devices: XLA_FLAGS=--xla_force_host_platform_device_count=8")
     parts = args.parts.split(",")
-    unknown = set(parts) - {"steps", "overhead", "reshard", "memory"}
+    unknown = set(parts) - {"steps", "overhead", "reshard", "memory", "interleaved"}
     if unknown:
-        parser.error(f"unknown --parts {sorted(unknown)}; the parts are steps, overhead, reshard, memory")
+        parser.error(f"unknown --parts {sorted(unknown)}; the parts are steps, overhead, reshard, memory, "
+                     "interleaved")
     q = args.quick
     repeat = 3 if q else args.repeat
     out = Path(args.out or ("benchmarks/results/pipeshard_quick" if q else "benchmarks/results/pipeshard"))
@@ -581,12 +656,15 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [1, 4] if q else [1, 4, 16, 64]
     cases = RESHARD_CASES[:2] if q else RESHARD_CASES
     memory_grid = [(2, 4)] if q else [(s, b) for s in (2, 4) for b in (4, 8)]
+    # (model, S meshes, v, B): the GPT has four layers to cluster, the MLP nine.
+    interleaved_grid = [("gpt", 2, 2, 4)] if q else [("gpt", 2, 2, 4), ("gpt", 2, 2, 8), ("mlp", 2, 2, 8),
+                                                     ("mlp", 4, 2, 8)]
     settings = {"devices": len(jax.devices()), "quick": q, "warmup": args.warmup, "repeat": repeat,
                 "command": " ".join(["python", "benchmarks/pipeshard.py",
                                      *(argv if argv is not None else sys.argv[1:])]),
                 **{name.replace("-", "_"): w[0] for name, w in WORKLOADS.items()}}
     result = {"machine": machine_info(), "settings": settings, "steps": [], "references": [], "overhead": [],
-              "reshard": [], "memory": []}
+              "reshard": [], "memory": [], "interleaved": []}
     works = {name: workload(name) for name in WORKLOADS}
     compiled: dict[tuple, Any] = {}  # (model, S, B, schedule) -> pipelined step, shared by parts 1 and 4
 
@@ -614,6 +692,10 @@ def main(argv: list[str] | None = None) -> int:
         for s, b in memory_grid:
             for schedule in ("1f1b", "gpipe"):
                 record("memory", measure_memory(works["gpt"], s, b, schedule, compiled))
+    if "interleaved" in parts:
+        for name, s, v, b in interleaved_grid:
+            for schedule in ("1f1b", "interleaved-1f1b"):
+                record("interleaved", measure_interleaved(works[name], s, v, b, schedule, args.warmup, repeat))
     print(f"wrote {out}.json and {out}.md")
     return 0
 
