@@ -145,12 +145,11 @@ class PipeshardParallel:
       layer_option: how the forward pass is cut into layers.
       stage_option: how layers become stages on submeshes.
       pipeline_schedule: ``1f1b`` (at most S - i micro-batches in flight on stage i),
-        ``gpipe`` (all forwards, then all backwards), ``interleaved-1f1b`` (``virtual_stages``
-        stages per mesh, stage k on mesh k mod S: a bubble 1/v as long as 1F1B's, more
-        activations in flight; ``num_micro_batches`` a multiple of S; with
-        ``UniformStageOption(num_stages=S v)`` or ``ManualStageOption`` of S v stage layer
-        counts on S submeshes); ``inference`` for forward-only steps.
-      virtual_stages: stages per mesh v under ``interleaved-1f1b``.
+        ``gpipe`` (all forwards, then all backwards), ``interleaved-1f1b`` (v stages per mesh,
+        stage k on mesh k mod S: a bubble 1/v as long, more activations in flight) or
+        ``inference`` for forward-only steps.
+      virtual_stages: v under ``interleaved-1f1b``, with ``UniformStageOption(num_stages=S v)``
+        or a ``ManualStageOption`` of S v layer counts on S submeshes; B a multiple of S.
       cluster_shape: (hosts, devices per host). When omitted: one host per process that
         owns some of the devices (``(1, len(devices))`` in one process; with
         ``jax.distributed``, (processes, devices per process)).

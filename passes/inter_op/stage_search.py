@@ -46,13 +46,17 @@ def candidate_families(options: StageConstructionPass, num_layers: int) -> list[
         return [[(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]]
     shapes = submesh_shapes(cluster, options.submesh_space)
     if options.stage_mode == "equal-layer":  # Sec. 8.3: every stage has the same number of layers
+        # Without num-stages, interleaving (v > 1) only counts meshes S that divide B: it takes
+        # the micro-batches in groups of S.
         counts = [num_layers // options.num_stages * v] if options.num_stages else \
-            [n for n in range(v, num_layers + 1, v) if num_layers % n == 0]
+            [n for n in range(v, num_layers + 1, v) if num_layers % n == 0
+             and (v == 1 or options.num_micro_batches % (num_layers // n) == 0)]
         if options.num_stages and num_layers % options.num_stages:
             raise ValueError(f"option 'num-stages' {options.num_stages} does not divide the {num_layers} layers")
         if not counts:
             raise ValueError(f"option 'virtual-stages' {v} leaves no equal-layer slicing of the {num_layers} layers "
-                             f"into {v} stages per mesh")
+                             f"into {v} stages per mesh on a number of meshes that divides the "
+                             f"{options.num_micro_batches} micro-batches")
         return [[(i, i + n, k) for i in range(0, num_layers, n) for k in shapes] for n in counts]
     return [[(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]]
 

@@ -8,7 +8,7 @@
 // STATE: error: option 'state' pair 5:0 is out of range: @main has 3 arguments and 3 results
 // Three stages per mesh from two layers: no equal-layer slicing has them.
 // RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 stage-mode=equal-layer virtual-stages=3})' 2>&1 | FileCheck %s --check-prefix=VIRTUAL
-// VIRTUAL: error: option 'virtual-stages' 3 leaves no equal-layer slicing of the 2 layers into 3 stages per mesh
+// VIRTUAL: error: option 'virtual-stages' 3 leaves no equal-layer slicing of the 2 layers into 3 stages per mesh on a number of meshes that divides the 1 micro-batches
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-stage-construction 2>&1 | FileCheck %s --check-prefix=OPT-CLUSTER
 // OPT-CLUSTER: alpa-opt: error: alpa-stage-construction: option 'cluster-shape' must be two positive sizes: hosts, devices per host
