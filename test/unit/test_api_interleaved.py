@@ -36,6 +36,7 @@ def test_mlp_two_chunks_per_mesh_match_jit():
     executable = pipelined.get_executable(params, batch)
     assert executable.flow.mesh_of == (0, 1, 0, 1)
     assert {t.src_mesh for t in executable.flow.transfers.values()} == {0, 1}
+    assert executable.where(0, "a test", 0).startswith("process 0, mesh 0 (stages 0, 2), instruction 1 of ")
 
 
 def test_gpt_with_adam_uniform_stages_interleaved_match_jit():

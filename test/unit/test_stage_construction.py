@@ -124,6 +124,27 @@ def test_manual_mode_takes_the_given_stages(tmp_path) -> None:
     assert [(s["layers"], s["submesh"]) for s in report["stages"]] == [([0, 1], [1, 1]), ([1, 4], [1, 3])]
 
 
+def test_virtual_stages_put_stage_k_on_mesh_k_mod_s_and_compute_the_unsplit_step(tmp_path) -> None:
+    # Interleaved 1F1B's layout: four one-layer stages, two per mesh, the meshes' parts on their devices.
+    original, flat = mlp_module()
+    expected = run_on_one_device(original, flat)
+    for options in ("stage-mode=equal-layer num-stages=4 virtual-stages=2 num-micro-batches=2",
+                    "stage-mode=equal-layer virtual-stages=2 num-micro-batches=2",
+                    "stage-mode=manual stage-layers=1,1,1,1 stage-submeshes=1,1,1,3 virtual-stages=2"):
+        module, report, _ = staged(f"cluster-shape=1,4 {options}", tmp_path)
+        stages = report["stages"]
+        assert report["virtual_stages"] == 2 and len(stages) % 2 == 0
+        meshes = len(stages) // 2
+        assert [s["layers"][1] - s["layers"][0] for s in stages] == [4 // len(stages)] * len(stages)
+        assert all(stages[k]["devices"] == stages[k % meshes]["devices"] for k in range(len(stages)))
+        assert sorted(d for s in stages[:meshes] for d in s["devices"]) == [0, 1, 2, 3]
+        found = functions(module)
+        for k, stage in enumerate(stages):
+            assert mesh_devices(found[f"stage{k}_forward"]) == stage["devices"]
+        for got, want in zip(run_on_one_device(module, flat), expected):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
 def test_more_micro_batches_never_raise_the_bottleneck(tmp_path) -> None:
     # Eq. 2 weighs the slowest stage by B - 1: with many micro-batches the plan balances it.
     _, few, _ = staged("cluster-shape=1,4 num-micro-batches=1", tmp_path)
