@@ -119,22 +119,25 @@ class PipelinePlan(VersionedFile):
         colours = plt.get_cmap("tab10")
         figure, (grid, timeline) = plt.subplots(1, 2, figsize=(12, 1.2 + 0.5 * max(hosts, len(self.stages))),
                                                 gridspec_kw={"width_ratios": [1, 3]})
-        for number, stage in enumerate(self.stages):
+        meshes = len(self.stages) // self.virtual_stages
+        per_mesh = f" ({self.virtual_stages} stages per mesh)" if self.virtual_stages > 1 else ""
+        for number, stage in enumerate(self.stages[:meshes]):  # a mesh's stages: number, number + meshes, ...
+            label = "S" + ",".join(str(k) for k in range(number, len(self.stages), meshes))
             for device in stage.devices:
                 host, slot = divmod(device, per_host)
                 grid.add_patch(plt.Rectangle((slot, hosts - 1 - host), 1, 1, color=colours(number % 10)))
-                grid.text(slot + 0.5, hosts - 0.5 - host, f"S{number}", ha="center", va="center", fontsize=8)
+                grid.text(slot + 0.5, hosts - 0.5 - host, label, ha="center", va="center", fontsize=8)
         grid.set(xlim=(0, per_host), ylim=(0, hosts), xticks=[], yticks=[], aspect="equal",
                  title=f"{hosts} x {per_host} devices")
         for s, b, phase, start, stop in self.timeline():
-            timeline.barh(s, stop - start, left=start, color=colours(s % 10), alpha=0.5 if phase == "forward" else 1,
-                          edgecolor="black", linewidth=0.3)
+            timeline.barh(s, stop - start, left=start, color=colours(s % meshes % 10),
+                          alpha=0.5 if phase == "forward" else 1, edgecolor="black", linewidth=0.3)
             if stop - start > 0:
                 timeline.text((start + stop) / 2, s, str(b), ha="center", va="center", fontsize=6)
         timeline.set(yticks=range(len(self.stages)), ylim=(len(self.stages) - 0.5, -0.5), xlabel="seconds",
                      yticklabels=[f"S{i} [{st.layers[0]},{st.layers[1]})" for i, st in enumerate(self.stages)],
-                     title=f"{self.schedule}, {self.num_micro_batches} micro-batches: forward (light), backward "
-                           f"(dark); Eq. 2 latency {self.latency:.3g} s")
+                     title=f"{self.schedule}{per_mesh}, {self.num_micro_batches} micro-batches: forward (light), "
+                           f"backward (dark); Eq. 2 latency {self.latency:.3g} s")
         figure.tight_layout()
         figure.savefig(path, dpi=120)
         plt.close(figure)

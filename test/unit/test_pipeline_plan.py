@@ -94,8 +94,10 @@ def interleaved_plan(micro_batches: int) -> PipelinePlan:
     return PipelinePlan((1, 4), micro_batches, 0.0, 1.0, stages, {}, "interleaved-1f1b", 2)
 
 
-def test_an_interleaved_timeline_keeps_each_mesh_to_one_task_at_a_time() -> None:
+def test_an_interleaved_timeline_keeps_each_mesh_to_one_task_at_a_time(tmp_path) -> None:
     found = interleaved_plan(4)
+    found.draw(tmp_path / "plan.png")
+    assert (tmp_path / "plan.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert PipelinePlan.from_json(found.to_json()) == found
     events = found.timeline()
     assert len(events) == 2 * 4 * 4
