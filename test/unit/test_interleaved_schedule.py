@@ -78,6 +78,15 @@ def test_clocks_bubble_and_activations_in_flight(num_meshes, virtual, num_micro_
     expected = [min(total, 1 + (num_meshes - i - 1) if virtual == 1 else 2 * (num_meshes - i - 1)
                     + (virtual - 1) * num_meshes + 1) for i in range(num_meshes)]
     assert in_flight(INTERLEAVED, stages, num_micro_batches, virtual) == expected
+    # The same walked along each mesh's own order (a mesh runs its tasks one after another).
+    walked = []
+    for order in mesh_orders(INTERLEAVED, num_meshes, num_micro_batches, virtual):
+        live = peak = 0
+        for task in order:
+            live += 1 if task.kind == "forward" else -1
+            peak = max(peak, live)
+        walked.append(peak)
+    assert walked == expected
 
 
 @pytest.mark.parametrize("num_meshes,num_micro_batches", [(s, b) for s in range(1, 5) for b in range(s, 3 * s + 1, s)])
