@@ -56,13 +56,20 @@ from .dialect.context import make_context
 from .host_values import to_host  # noqa: F401 (alpa_mlir.pipeshard.to_host)
 from .markers import lower_traced
 from .passes import PipelineError, run_pipeline
-from .passes.inter_op.layer_clustering import DEFAULT_DELTA
 from .passes.inter_op.layer_construction import LayerConstructionPass
 from .passes.inter_op.stage_construction import StageConstructionPass
 from .passes.pipelines import ImportPipeline
 from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
 from .pipeline import AutoShardingError, diagnostics_text, host_callbacks, module_text, parse_lowered
+from .pipeshard_options import (  # noqa: F401 (alpa_mlir.pipeshard's API)
+    AutoLayerOption,
+    AutoStageOption,
+    ManualLayerOption,
+    ManualStageOption,
+    StageOption,
+    UniformStageOption,
+)
 from .plans.device_profile import DeviceProfile
 from .plans.pipeline_plan import PipelinePlan
 from .plans.sharding_plan import PlanError
@@ -92,48 +99,6 @@ LOG = logging.getLogger("alpa_mlir.pipeshard")
 # How long processes wait for process 0's plan (the search can take a while at scale).
 PLAN_TIMEOUT_S = 3600.0
 
-
-@dataclass(frozen=True)
-class AutoLayerOption:
-    """Cluster the forward pass into ``layer_num`` layers (Sec. 5.2's DP with tolerance ``delta``)."""
-
-    layer_num: int
-    delta: float = DEFAULT_DELTA
-
-
-@dataclass(frozen=True)
-class ManualLayerOption:
-    """One layer per segment between ``mark_pipeline_boundary`` calls."""
-
-
-@dataclass(frozen=True)
-class AutoStageOption:
-    """Stages and submeshes from the DP of Eq. 3-4 (Algorithm 1); see ``alpa-stage-construction``."""
-
-    submesh_space: Literal["power-of-two", "all"] = "power-of-two"
-    logical_mesh_space: Literal["all", "physical"] = "all"
-    cost_model: Literal["analytic", "profile"] = "analytic"
-    device_memory: float = 0.0
-    epsilon: float = 0.0
-    jobs: int = 1
-
-
-@dataclass(frozen=True)
-class UniformStageOption:
-    """Stages of equally many layers (Sec. 8.3's equal-layer baseline); ``num_stages=0``: the DP picks."""
-
-    num_stages: int = 0
-
-
-@dataclass(frozen=True)
-class ManualStageOption:
-    """The user's stages: layers per stage and each stage's submesh as (hosts, devices per host)."""
-
-    stage_layers: tuple[int, ...]
-    submeshes: tuple[tuple[int, int], ...]
-
-
-StageOption = AutoStageOption | UniformStageOption | ManualStageOption
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,51 @@
+"""The layer and stage options of ``PipeshardParallel``, under Alpa's names (Sec. 5.2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .passes.inter_op.layer_clustering import DEFAULT_DELTA
+
+
+@dataclass(frozen=True)
+class AutoLayerOption:
+    """Cluster the forward pass into ``layer_num`` layers (Sec. 5.2's DP with tolerance ``delta``)."""
+
+    layer_num: int
+    delta: float = DEFAULT_DELTA
+
+
+@dataclass(frozen=True)
+class ManualLayerOption:
+    """One layer per segment between ``mark_pipeline_boundary`` calls."""
+
+
+@dataclass(frozen=True)
+class AutoStageOption:
+    """Stages and submeshes from the DP of Eq. 3-4 (Algorithm 1); see ``alpa-stage-construction``."""
+
+    submesh_space: Literal["power-of-two", "all"] = "power-of-two"
+    logical_mesh_space: Literal["all", "physical"] = "all"
+    cost_model: Literal["analytic", "profile"] = "analytic"
+    device_memory: float = 0.0
+    epsilon: float = 0.0
+    jobs: int = 1
+
+
+@dataclass(frozen=True)
+class UniformStageOption:
+    """Stages of equally many layers (Sec. 8.3's equal-layer baseline); ``num_stages=0``: the DP picks."""
+
+    num_stages: int = 0
+
+
+@dataclass(frozen=True)
+class ManualStageOption:
+    """The user's stages: layers per stage and each stage's submesh as (hosts, devices per host)."""
+
+    stage_layers: tuple[int, ...]
+    submeshes: tuple[tuple[int, int], ...]
+
+
+StageOption = AutoStageOption | UniformStageOption | ManualStageOption
