@@ -246,6 +246,9 @@ def measure_pipeline(work: Workload, stages: int, micro_batches: int, warmup: in
                modelled_ratio_cell=f"{min(ratios):.2f}-{max(ratios):.2f}")
     row["ratio"] = row["step_seconds"] / row["predicted"]
     row["serial_ratio"] = row["step_seconds"] / row["serial_prediction"]
+    # The step as the runtime runs it (runtime/step_model.py), from profiled and from modelled t_i.
+    row.update(runtime_predicted=plan.step, runtime_ratio=row["step_seconds"] / plan.step,
+               modelled_step=modelled.step, modelled_step_ratio=row["step_seconds"] / modelled.step)
     row["overhead_per_instruction"] = row["outside_programs"] / row["instructions"]
     row["step_per_instruction"] = row["step_seconds"] / row["instructions"]
     return row
@@ -485,8 +488,11 @@ STEP_COLUMNS = (
                                                                        "(scalars)", "{}"),
     ("step_cell", "step ms (median / min)", "{}"), ("predicted", "T* ms", "{:.4g}"), ("ratio", "step / T*", "{:.2f}"),
     ("serial_prediction", "B·Σt_i ms", "{:.4g}"), ("serial_ratio", "step / B·Σt_i", "{:.2f}"),
+    ("runtime_predicted", "predicted step ms", "{:.4g}"), ("runtime_ratio", "step / predicted", "{:.2f}"),
     ("modelled_ratio_cell", "t_i device profile / profiled", "{}"), ("modelled_predicted", "T* device profile ms",
                                                                       "{:.4g}"),
+    ("modelled_step", "predicted step, device profile ms", "{:.4g}"),
+    ("modelled_step_ratio", "step / predicted, device profile", "{:.2f}"),
     ("run_seconds", "fwd+bwd ms", "{:.4g}"), ("apply_seconds", "apply ms", "{:.3g}"),
     ("transfer_seconds", "transfers ms", "{:.3g}"), ("outside_programs", "outside programs ms", "{:.3g}"),
 )
@@ -527,7 +533,8 @@ def _display(section: str, row: dict) -> dict:
     """The row with the table's derived cells: milliseconds, per-mesh lists, counts."""
     row = dict(row)
     if section in ("steps", "overhead", "references", "interleaved"):
-        for key in ("step_seconds", "predicted", "serial_prediction", "modelled_predicted", "run_seconds",
+        for key in ("step_seconds", "predicted", "serial_prediction", "modelled_predicted", "runtime_predicted",
+                    "modelled_step", "run_seconds",
                     "apply_seconds",
                     "transfer_seconds", "outside_programs"):
             if key in row:
@@ -566,7 +573,10 @@ TABLES: dict[str, tuple[str, Callable[[dict], str], tuple]] = {
         "API prices them by default (the analytic cost model on this machine's device profile, "
         "runtime/device_profile.py) over the profiled ones (range over the stages), and T* from them. "
         "B·Σt_i is what a runtime that runs one program at a time "
-        "can reach at best (the CPU runtime does). The last four columns are one step with every program "
+        "can reach at best (the CPU runtime does). 'predicted step' is PipelinePlan.step: the runtime's "
+        "instruction order priced (runtime/step_model.py: the plan's t_i, transfers, accumulations and apply "
+        "parts, one program at a time on CPU), from the profiled t_i and, as the API gives it by default, from "
+        "the device profile's. The last four columns are one step with every program "
         "call timed from outside; 'outside programs' is the rest of the step (the instruction loop, "
         "accumulation adds, batch slicing)."), STEP_COLUMNS),
     "references": ("Reference: the same steps without pipelining", lambda s: (

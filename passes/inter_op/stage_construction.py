@@ -398,9 +398,10 @@ class StageConstructionPass(Pass):
             return None
         costs, pruned = found
         seconds = time.perf_counter() - start
-        LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in %.1f s "
-                 "(%d on a logical mesh not planned: their compute alone exceeds 1/%d of a plan's latency, %.4g s)",
-                 len(cache.planned), len(candidates), seconds, pruned, self.num_micro_batches, bound)
+        LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in %.1f s%s",
+                 len(cache.planned), len(candidates), seconds,
+                 f" ({pruned} on a logical mesh not planned: their compute alone exceeds 1/{self.num_micro_batches} "
+                 f"of a plan's latency, {bound:.4g} s)" if pruned else "")
         stats["cost_seconds"] += seconds
         stats["candidates"] += len(candidates)
         stats["composed_ranges"] += len(composed)
