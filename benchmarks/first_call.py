@@ -95,7 +95,7 @@ def measure(layers: int) -> dict:
             "search_seconds": seconds(r"candidates in ([\d.]+) s"), "intra_op_plans": max(plans, default=0),
             "compile_seconds": seconds(r"compiled \d+ stage programs and \d+ transfers in ([\d.]+) s"),
             "first_step_seconds": seconds(r"first step in ([\d.]+) s"), "second_call_seconds": second,
-            "predicted_step": plan.latency,
+            "predicted_step": plan.latency, "predicted_run": plan.step,
             "stages": " ".join(f"[{s.layers[0]},{s.layers[1]})@{len(s.devices)}" for s in plan.stages)}
 
 
@@ -103,7 +103,9 @@ COLUMNS = (("layers", "layers", "{}"), ("first_call_seconds", "first call s", "{
            ("lower_seconds", "lowering s", "{:.1f}"), ("search_seconds", "stage search s", "{:.1f}"),
            ("intra_op_plans", "intra-op plans", "{}"), ("compile_seconds", "stage and transfer programs s", "{:.1f}"),
            ("first_step_seconds", "first step s", "{:.1f}"), ("second_call_seconds", "second call s", "{:.2f}"),
-           ("predicted_step", "predicted step s (Eq. 2)", "{:.3g}"), ("stages", "stages (layers @ devices)", "{}"))
+           ("predicted_step", "predicted step s (Eq. 2)", "{:.3g}"),
+           ("predicted_run", "predicted step s (as the runtime runs it)", "{:.3g}"),
+           ("stages", "stages (layers @ devices)", "{}"))
 
 
 def markdown(result: dict) -> str:
@@ -115,8 +117,9 @@ def markdown(result: dict) -> str:
         "do not add up to the first call: the rest is planning each stage whole, outlining and the schedule. "
         "The device profile the stage costs assume (runtime/device_profile.py) was read or measured before "
         f"the first call, in {result['device_profile_seconds']:.1f} s (once per machine, then cached). The "
-        "second call is one step; the predicted step is the plan's Eq. 2, which assumes the meshes run at "
-        "once (the CPU runtime runs one program at a time).",
+        "second call is one step; the predicted steps are the plan's Eq. 2, which assumes the meshes run at "
+        "once, and PipelinePlan.step, the runtime's instructions priced one program at a time as the CPU "
+        "runtime runs them (runtime/step_model.py).",
         COLUMNS)
 
 

@@ -72,8 +72,8 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     each of its stages, and ``t_i`` at least the stage's compute, so a candidate whose
     compute alone exceeds ``bound / B`` is in no better plan: it is not planned, and its
     latency stays inf. (Only with the option ``prune``; not with measured costs, nor with
-    composed ranges, which are estimates.) Returns the tables and the number of candidates so skipped; None after an
-    error (reported)."""
+    composed ranges, which are estimates.) Returns the tables and the number of (range,
+    logical mesh) entries so skipped; None after an error (reported)."""
     num_layers = max(layer) + 1
     width = max(len(v) for v in views.values())
     shape = (num_layers + 1, num_layers + 1, len(submeshes), width)

@@ -229,8 +229,6 @@ def fold_one_sided(costs: dict[int, np.ndarray], edges: Edges) -> Edges:
     return kept
 
 
-
-
 def local_search(costs: dict[int, np.ndarray], edges: Edges, picks: dict[int, int],
                  sweeps: int = 100) -> dict[int, int]:
     """``picks`` improved one node at a time (iterated conditional modes): each node takes

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+from collections.abc import Callable
 
 import jax
 import numpy as np
@@ -211,27 +212,35 @@ def test_global_norm_clipping_crosses_meshes_as_scalars():
     assert per_step and set(per_step) == {1} and len(per_step) <= 3 * 3  # to one mesh and back
 
 
-def test_a_hugging_face_model_in_a_flax_train_state_pipelines():
-    # Code nobody here wrote: transformers' Flax GPT-2 (built from a config, no download)
-    # trained through flax's TrainState and optax's AdamW; its step count starts as a
-    # Python int, and the second call must not compile again.
+def hugging_face_gpt2(tx) -> tuple[train_state.TrainState, dict, Callable]:
+    """A small transformers Flax GPT-2 (built from a config, no download) in a flax
+    TrainState with ``tx``, a batch, and its next-token loss of (state, params, batch)."""
     model = FlaxGPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=64, n_positions=16), seed=0)
-    state = train_state.TrainState.create(apply_fn=model.__call__, params=model.params,
-                                          tx=optax.adamw(1e-3, eps=1e-3))
+    state = train_state.TrainState.create(apply_fn=model.__call__, params=model.params, tx=tx)
     ids = jax.random.randint(jax.random.key(0), (8, 16), 0, 64)
-    batch = {"ids": ids, "labels": jax.numpy.roll(ids, -1, axis=1)}
+
+    def loss(state, params, batch):
+        logits = state.apply_fn(batch["ids"], params=params, train=False).logits
+        return optax.softmax_cross_entropy_with_integer_labels(logits, batch["labels"]).mean()
+
+    return state, {"ids": ids, "labels": jax.numpy.roll(ids, -1, axis=1)}, loss
+
+
+TWO_STAGES = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
+                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(1,))
+
+
+def test_a_hugging_face_model_in_a_flax_train_state_pipelines():
+    # Code nobody here wrote: transformers' Flax GPT-2 trained through flax's TrainState
+    # and optax's AdamW; its step count starts as a Python int, and the second call must
+    # not compile again.
+    state, batch, loss = hugging_face_gpt2(optax.adamw(1e-3, eps=1e-3))
 
     def step(state, batch):
-        def loss(params):
-            logits = state.apply_fn(batch["ids"], params=params, train=False).logits
-            return optax.softmax_cross_entropy_with_integer_labels(logits, batch["labels"]).mean()
-
-        value, grads = jax.value_and_grad(loss)(state.params)
+        value, grads = jax.value_and_grad(lambda p: loss(state, p, batch))(state.params)
         return state.apply_gradients(grads=grads), value
 
-    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
-                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(1,))
-    pipelined = run_both(step, method, (state, batch), steps=2)
+    pipelined = run_both(step, TWO_STAGES, (state, batch), steps=2)
     assert pipelined.num_compilations == 1
 
 
@@ -239,22 +248,12 @@ def test_a_hugging_face_step_with_jax_grad_and_clipping_returns_only_the_state()
     # The same GPT-2 in a TrainState, written the most common way: jax.grad (no loss to
     # find the backward pass from), optax's clip_by_global_norm chained before AdamW (a
     # scalar summed over both stages' gradients), and only the new state comes back.
-    model = FlaxGPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=32, n_head=2, vocab_size=64, n_positions=16), seed=0)
-    tx = optax.chain(optax.clip_by_global_norm(0.5), optax.adamw(1e-3, eps=1e-3))
-    state = train_state.TrainState.create(apply_fn=model.__call__, params=model.params, tx=tx)
-    ids = jax.random.randint(jax.random.key(0), (8, 16), 0, 64)
-    batch = {"ids": ids, "labels": jax.numpy.roll(ids, -1, axis=1)}
+    state, batch, loss = hugging_face_gpt2(optax.chain(optax.clip_by_global_norm(0.5), optax.adamw(1e-3, eps=1e-3)))
 
     def step(state, batch):
-        def loss(params):
-            logits = state.apply_fn(batch["ids"], params=params, train=False).logits
-            return optax.softmax_cross_entropy_with_integer_labels(logits, batch["labels"]).mean()
+        return state.apply_gradients(grads=jax.grad(lambda p: loss(state, p, batch))(state.params))
 
-        return state.apply_gradients(grads=jax.grad(loss)(state.params))
-
-    method = PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2),
-                               stage_option=ManualStageOption((1, 1), ((1, 4), (1, 4))), batch_argnums=(1,))
-    pipelined, reference = parallelize(step, method=method), jax.jit(step)
+    pipelined, reference = parallelize(step, method=TWO_STAGES), jax.jit(step)
     mine = theirs = state
     for _ in range(2):
         mine, theirs = pipelined(mine, batch), reference(theirs, batch)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from test_schedules import chain
 
 from alpa_mlir.dialect.schedule_ops import Apply, Recv, Run, Send
 from alpa_mlir.plans.clock_tables import (
@@ -16,7 +17,7 @@ from alpa_mlir.plans.clock_tables import (
     mesh_orders,
     stage_meshes,
 )
-from alpa_mlir.plans.schedules import ScheduleError, StageCall, StepProgram, Transfer, build_streams, simulate
+from alpa_mlir.plans.schedules import ScheduleError, StepProgram, build_streams, simulate
 
 INTERLEAVED = "interleaved-1f1b"
 SIZES = [(s, v, b) for s in range(1, 5) for v in range(1, 4) for b in range(s, 3 * s + 1, s)]
@@ -146,33 +147,7 @@ def interleaved_chain(num_meshes: int, virtual: int, explicit: bool = True) -> S
     """``S v`` stages, stage k on mesh k mod S; explicit transfers between meshes (none
     between two stages of one mesh: S = 1), applies update each stage's parameter."""
     stages = num_meshes * virtual
-    meshes = stage_meshes(stages, virtual)
-    calls, transfers = [], []
-
-    def cross(value: str, src: int, dst: int) -> str:
-        if not explicit or meshes[src] == meshes[dst]:
-            return value
-        transfers.append(Transfer(len(transfers), value, meshes[src], meshes[dst]))
-        return f"transfer{len(transfers) - 1}"
-
-    activation, inputs = "arg0", []
-    for s in range(stages):
-        last = s == stages - 1
-        inputs.append(activation)
-        calls.append(StageCall(f"stage{s}_forward", s, "forward", (activation, f"arg{s + 1}"), 1 if last else 2))
-        if not last:
-            activation = cross(f"stage{s}_forward#0", s, s + 1)
-    gradient = None
-    for s in reversed(range(stages)):
-        saved = inputs[s] if s == stages - 1 else f"stage{s}_forward#1"
-        calls.append(StageCall(f"stage{s}_backward", s, "backward",
-                               ((gradient,) if gradient else ()) + (saved, f"arg{s + 1}"), 2 if s else 1))
-        if s:
-            gradient = cross(f"stage{s}_backward#1", s, s - 1)
-    calls += [StageCall(f"stage{s}_apply", s, "apply", (f"stage{s}_backward#0", f"arg{s + 1}"), 1)
-              for s in range(stages)]
-    returned = tuple(f"stage{s}_apply#0" for s in range(stages)) + (f"stage{stages - 1}_forward#0",)
-    return StepProgram(tuple(calls), tuple(transfers), returned, meshes)
+    return chain(stages, explicit=explicit, meshes=stage_meshes(stages, virtual))
 
 
 @pytest.mark.parametrize("num_meshes,virtual,num_micro_batches", [c for c in SIZES if c[2] <= 2 * c[0]])

@@ -129,16 +129,19 @@ def test_bad_schedule_arguments_are_rejected():
 # ----------------------------------------------------------------------------- streams
 
 
-def chain(num_stages: int, *, training: bool = True, explicit: bool = True, all_gather: bool = False) -> StepProgram:
+def chain(num_stages: int, *, training: bool = True, explicit: bool = True, all_gather: bool = False,
+          meshes: tuple[int, ...] = ()) -> StepProgram:
     """An S-stage pipeline: stage s's forward reads the previous activation and parameter
     ``arg<s+1>`` and keeps a residual for its backward; backwards pass gradients down;
-    applies update the parameters. Returns the new parameters and the loss."""
+    applies update the parameters. Returns the new parameters and the loss. ``meshes``:
+    stage s runs on mesh ``meshes[s]`` (default s); two stages of one mesh need no transfer."""
     calls, transfers = [], []
+    mesh = meshes or tuple(range(num_stages))
 
     def cross(value: str, src: int, dst: int) -> str:
-        if not explicit:
+        if not explicit or mesh[src] == mesh[dst]:
             return value
-        transfers.append(Transfer(len(transfers), value, src, dst, all_gather))
+        transfers.append(Transfer(len(transfers), value, mesh[src], mesh[dst], all_gather))
         return f"transfer{len(transfers) - 1}"
 
     activation = "arg0"
@@ -150,7 +153,7 @@ def chain(num_stages: int, *, training: bool = True, explicit: bool = True, all_
         if not last:
             activation = cross(f"stage{s}_forward#0", s, s + 1)
     if not training:
-        return StepProgram(tuple(calls), tuple(transfers), (f"stage{num_stages - 1}_forward#0",))
+        return StepProgram(tuple(calls), tuple(transfers), (f"stage{num_stages - 1}_forward#0",), meshes)
     gradient = None
     for s in reversed(range(num_stages)):
         saved = inputs[s] if s == num_stages - 1 else f"stage{s}_forward#1"
@@ -161,7 +164,7 @@ def chain(num_stages: int, *, training: bool = True, explicit: bool = True, all_
     calls += [StageCall(f"stage{s}_apply", s, "apply", (f"stage{s}_backward#0", f"arg{s + 1}"), 1)
               for s in range(num_stages)]
     returned = tuple(f"stage{s}_apply#0" for s in range(num_stages)) + (f"stage{num_stages - 1}_forward#0",)
-    return StepProgram(tuple(calls), tuple(transfers), returned)
+    return StepProgram(tuple(calls), tuple(transfers), returned, meshes)
 
 
 @pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
