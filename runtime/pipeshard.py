@@ -12,8 +12,7 @@ in the rendezvous order of :func:`interleave`:
   slice along the leading dimension, every other argument is passed whole;
 - ``send``/``recv``: the transfer's programs run once, when the pair meets (over the
   union of both meshes' devices); ``all_gather`` is part of those programs;
-- ``accumulate``: add micro-batch ``m``'s values into the step's accumulators, read at
-  step level as their mean over the micro-batches;
+- ``accumulate``: fold micro-batch ``m``'s values into the step's means (one program);
 - ``free``: drop the buffers; ``apply``: the apply-gradient part, once per step.
 
 Device ids in the module (meshes and transfer plans) are positions in the cluster
@@ -194,6 +193,9 @@ class PipeshardExecutable:
         self._placements: dict[str, Placement] = {}
         self.num_args = len(list(step.main.regions[0].blocks[0].arguments))
         self.synchronous = self.devices[0].platform == "cpu"
+        # The means so far; one program per instruction (an eager add per value compiles per shape).
+        self._accumulate = jax.jit(lambda sums, new: tuple(x / num_micro_batches if s is None else
+                                                           s + x / num_micro_batches for s, x in zip(sums, new)))
         self._watchdog: _Watchdog | None = None
 
     def _devices_of(self, mesh: DeviceMesh) -> DeviceMesh:
@@ -252,7 +254,7 @@ class PipeshardExecutable:
             raise TypeError(f"expected {self.num_args} positional arguments, got {len(args)}")
         micro = self._split_batch(args)
         store: dict[tuple[str, int | None], Any] = {}
-        sums: dict[str, Any] = {}
+        sums: dict[str, Any] = {}  # accumulated values: the mean over the micro-batches so far
         placed: dict[tuple[int, int], Any] = {}  # (argument, mesh) -> the argument as that mesh takes it
 
         def read(name: str, m: int | None, mesh: int) -> Any:
@@ -262,7 +264,7 @@ class PipeshardExecutable:
                     return micro[number][m]
                 return placed.get((number, mesh), args[number])
             if m is None and name in sums:
-                return sums[name] / self.num_micro_batches
+                return sums[name]
             return store[name, m]
 
         if self.instruction_timeout and self._watchdog is None:
@@ -301,8 +303,8 @@ class PipeshardExecutable:
                     case Recv() | AllGather():
                         pass  # done by the send: one collective program for both sides
                     case Accumulate(values, m) if self.holds(k):
-                        for name in values:
-                            sums[name] = store[name, m] if name not in sums else sums[name] + store[name, m]
+                        sums.update(zip(values, self._accumulate(tuple(sums.get(n) for n in values),
+                                                                 tuple(store[n, m] for n in values))))
                     case Free(values, m) if self.holds(k):
                         for name in values:
                             store.pop((name, m), None)

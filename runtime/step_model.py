@@ -8,7 +8,7 @@ walks it):
   stage's forward + backward latency, priced at planning time);
 - an apply part: one program launch, and the bytes per device of what it writes at the
   profile's memory bandwidth (its updates are element-wise);
-- an accumulation: per value, one launch (an eager add) and its bytes per device;
+- an accumulation: one launch, and the bytes per device of the values it adds up;
 - an explicit cross-mesh transfer: a launch per program (the permute and each local
   all-gather), plus ``alpha`` per ``ppermute`` round and ``beta`` per byte that
   crosses, from the profile's fit of the host's collectives;
@@ -56,7 +56,7 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
             case Apply(callee):
                 return profile.launch_seconds(devices(mesh)) + written(executable.declared[callee][1], mesh)
             case Accumulate(values):
-                return len(values) * profile.launch_seconds(devices(mesh)) + \
+                return profile.launch_seconds(devices(mesh)) + \
                     written([executable.result_placement(name) for name in values], mesh)
             case Send(key) if not isinstance(key, Move):
                 transfer = executable.transfers[key]

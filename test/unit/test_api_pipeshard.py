@@ -83,9 +83,8 @@ def test_the_predicted_step_prices_every_instruction_of_the_order():
     free = DeviceProfile("cpu", "cpu", 8, {"float32": {1: {1.0: 1e12}}}, {1: math.inf}, {1: 0.0}, ())
     runs = 4 * sum(s.latency for s in plan.stages)  # B forwards and backwards per stage
     assert predicted_step(executable, plan, free) == pytest.approx(runs, rel=1e-12)
-    # A launch of one second: one per apply part, accumulated value and transfer program.
-    launches = sum(1 for _, i in executable.order if isinstance(i, Apply)) + \
-        sum(len(i.values) for _, i in executable.order if isinstance(i, Accumulate)) + \
+    # A launch of one second: one per apply part, accumulation and transfer program.
+    launches = sum(1 for _, i in executable.order if isinstance(i, Apply | Accumulate)) + \
         sum(1 + len(executable.transfers[i.transfer].stages) for _, i in executable.order
             if isinstance(i, Send) and not isinstance(i.transfer, Move))
     assert launches > 4 * 2 * 2  # at least a forward and a backward transfer per micro-batch and boundary
