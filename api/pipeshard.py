@@ -100,7 +100,6 @@ LOG = logging.getLogger("alpa_mlir.pipeshard")
 PLAN_TIMEOUT_S = 3600.0
 
 
-
 @dataclass(frozen=True)
 class PipeshardParallel:
     """Pipeline the step over submeshes, each stage auto-sharded on its own mesh (Sec. 5-6).
