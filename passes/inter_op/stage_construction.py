@@ -145,7 +145,7 @@ class StageConstructionPass(Pass):
                 "(the plan found is the same); off: cost every candidate, e.g. for each one's latency in the report"})
     mip_gap: float = field(default=0.01, metadata={
         "help": "the candidates' intra-op plans may cost this fraction more than their optimum (alpa-auto-sharding's "
-                "mip-gap; well inside the cost model's own error); the chosen stages are planned to its default"})
+                "mip-gap; well inside the cost model's own error); the chosen stages are planned to 1e-4"})
     device_memory: float = field(default=0.0, metadata={"help": "bytes per device for Eq. 5 (0: unlimited)"})
     device_flops: float = field(default=1e13, metadata={"help": "FLOP/s of one device (without device-profile)"})
     device_profile: str = field(default="", metadata={

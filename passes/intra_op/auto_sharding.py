@@ -132,8 +132,8 @@ class AutoShardingPass(MeshOptions, Pass):
     solver: str = field(default="HIGHS", metadata={"help": "CVXPY MILP solver"})
     solver_time_limit: float = field(default=0.0, metadata={"help": "seconds (0: no limit)"})
     mip_gap: float = field(default=ilp.HIGHS_MIP_GAP, metadata={
-        "help": "how far above the optimum Eq. 1's value may be, as a fraction of it (HiGHS's mip_rel_gap, whose "
-                "default this is); a plan the LP relaxation proves that close is taken without branch and bound"})
+        "help": "how far above the optimum Eq. 1's value may be, as a fraction of it (HiGHS's mip_rel_gap, and "
+                "HiGHS's own value); a plan the LP relaxation proves that close is taken without branch and bound"})
     report: str = field(default="", metadata={"help": "path of a JSON plan report"})
     resharding_probe: ReshardingProbe | None = provided(
         "resharding-costs=xla: what XLA emits for a resharding (lowering.reshard_probe.resharding_probe)")
