@@ -382,7 +382,9 @@ class StageConstructionPass(Pass):
         LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
         cluster_shape = tuple(self.cluster_shape)
         probe = [(i, j, k) for i, j, k in candidates if j - i == 1 or (j - i == num_layers and k == cluster_shape)]
-        if len(probe) < len(candidates):
+        if not self.prune or self.cost_model == "profile" or composed:
+            bound = math.inf  # measured costs and composed ranges are not bounded by the compute
+        elif len(probe) < len(candidates):
             probed = cost_stages(self, main, layer, phase, probe, [], submeshes, views, cluster, profile, cache,
                                  diagnostics)
             if probed is None:

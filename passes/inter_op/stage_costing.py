@@ -51,11 +51,14 @@ LOG = logging.getLogger("alpa_mlir.stage_construction")
 
 @dataclass
 class CostCache:
-    """The stage modules planned and costed so far, by (module text, logical mesh), shared
-    by the layerings one search compares (a range both cut alike is planned once)."""
+    """The stage modules extracted, planned and costed so far, shared by the costings of one
+    search (its first candidates, then the rest; the layerings it compares): a range is
+    extracted and planned once, however often and by whichever layering it is asked for."""
 
     planned: dict = field(default_factory=dict)  # key -> (plan, shardings of the copied ops, planned module)
     costed: dict = field(default_factory=dict)  # key -> (t_intra, parameter bytes per device and whole, activations)
+    extracted: dict = field(default_factory=dict)  # the ops of @main it copies -> (stage, its text)
+    graph: StepGraph | None = None  # @main's dataflow
 
 
 def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
@@ -71,9 +74,9 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     ``bound``: the Eq. 2 latency of a plan already found. Eq. 2 is at least ``B t_i`` for
     each of its stages, and ``t_i`` at least the stage's compute, so a candidate whose
     compute alone exceeds ``bound / B`` is in no better plan: it is not planned, and its
-    latency stays inf. (Only with the option ``prune``; not with measured costs, nor with
-    composed ranges, which are estimates.) Returns the tables and the number of (range,
-    logical mesh) entries so skipped; None after an error (reported)."""
+    latency stays inf. (So ``bound`` must be inf where the latencies are not compute plus
+    a communication cost: measured, or composed.) Returns the tables and the number of
+    (range, logical mesh) entries so skipped; None after an error (reported)."""
     num_layers = max(layer) + 1
     width = max(len(v) for v in views.values())
     shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
@@ -81,7 +84,9 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     # Every candidate plans the same ops again: their warnings are reported once, below.
     sink: list = []
     costing = Diagnostics(sink)
-    graph = StepGraph(main)
+    if cache.graph is None:
+        cache.graph = StepGraph(main)
+    graph = cache.graph
     of_layer: list[list[int]] = [[] for _ in range(num_layers)]  # op numbers by layer, in order
     for n, number in enumerate(layer):
         of_layer[number].append(n)
@@ -89,26 +94,28 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
              for i, j in {(i, j) for i, j, _ in candidates}}
     work: dict[tuple, tuple] = {}  # distinct (stage module, logical mesh) -> (stage, mesh, indices)
     entries = []  # (table index, work key)
-    extracted: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
+    ranges: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
     for i, j, k in candidates:
-        if (i, j) not in extracted:  # once per range, whatever the submesh
-            indices = sorted(n for number in range(i, j) for n in of_layer[number]
-                             if phase[n] in (FORWARD, BACKWARD))
-            stage = extract(main, indices)
-            for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
-                del op.attributes[LAYER_ATTR]
-                del op.attributes[PHASE_ATTR]
-                op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context),
-                                                              number)
-            extracted[i, j] = (stage, str(stage.module), indices)
-        stage, text, indices = extracted[i, j]
+        if (i, j) not in ranges:  # once per range, whatever the submesh
+            indices = tuple(sorted(n for number in range(i, j) for n in of_layer[number]
+                                   if phase[n] in (FORWARD, BACKWARD)))
+            if indices not in cache.extracted:
+                stage = extract(main, list(indices))
+                for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
+                    del op.attributes[LAYER_ATTR]
+                    del op.attributes[PHASE_ATTR]
+                    op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context),
+                                                                  number)
+                cache.extracted[indices] = (stage, str(stage.module))
+            ranges[i, j] = (*cache.extracted[indices], list(indices))
+        stage, text, indices = ranges[i, j]
         for p, view in enumerate(views[k]):
             mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
             key = (text, mesh.shape, mesh.alpha, mesh.beta)
             work.setdefault(key, (stage, mesh, indices))
             entries.append(((i, j, submeshes.index(k), p), key))
     kept = entries
-    if options.prune and math.isfinite(bound) and options.cost_model != "profile" and not composed:
+    if math.isfinite(bound):
         # (The plan's communication, Eq. 1's value, is never negative for a stage's plan.)
         kept = [(index, key) for index, key in entries if key in cache.costed or options.num_micro_batches *
                 _compute_seconds(options, profile, graph, work[key][2], work[key][1].size) <= bound]
