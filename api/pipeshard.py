@@ -129,6 +129,10 @@ class PipeshardParallel:
         the devices: ``local`` (this machine's, measured on first use and cached; see
         ``runtime.device_profile``), the path of a saved profile, or ``""`` for
         ``alpa-stage-construction``'s constant FLOP/s and bandwidths.
+      concurrent_meshes: on CPU, run each mesh's instructions in a thread of its own, so
+        that the meshes compute at once and meet at transfers (``runtime/mesh_threads.py``);
+        ``None``: on with one process, off with several (each process drives its own
+        meshes); on GPUs the meshes run at once either way.
       progress: while a signature is compiled and first run, write a line per phase
         (lowering, the stage search's phases, compiling, the first step) on stderr:
         the ``alpa_mlir`` loggers' INFO lines, unless the application configured
@@ -146,6 +150,7 @@ class PipeshardParallel:
     local_all_gather: bool = True
     instruction_timeout: float | None = None
     device_profile: str = "local"
+    concurrent_meshes: bool | None = None
     progress: bool = True
 
     def __post_init__(self) -> None:
@@ -166,6 +171,9 @@ class PipeshardParallel:
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0):
             raise ValueError(f"PipeshardParallel option 'instruction_timeout' must be a number of seconds >= 0 "
                              f"(0: no watchdog) or None; got {timeout!r}")
+        if not (self.concurrent_meshes is None or isinstance(self.concurrent_meshes, bool)):
+            raise ValueError(f"PipeshardParallel option 'concurrent_meshes' must be True, False or None; got "
+                             f"{self.concurrent_meshes!r}")
         if self.devices is not None:
             object.__setattr__(self, "devices", tuple(self.devices))
         batch = (self.batch_argnums,) if isinstance(self.batch_argnums, int) else tuple(self.batch_argnums)
@@ -382,7 +390,8 @@ class PipeshardFunction:
             text, plan = self._run_passes(module, hosts, per_host, state)
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
-                                         method.instruction_timeout, self._donated(signature), host_callbacks(lowered))
+                                         method.instruction_timeout, self._donated(signature), host_callbacks(lowered),
+                                         method.concurrent_meshes)
         seconds = time.perf_counter() - start
         plan = dataclasses.replace(plan, step=self._predicted_step(executable, plan))
         LOG.info("%s: %d stages, predicted %.3g s per step (Eq. 2; %s as this runtime runs it); compiled %d stage "

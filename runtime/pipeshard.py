@@ -21,11 +21,14 @@ runtime uses its ``.id`` (with several CPU processes, process 1's devices are 20
 JAX dispatches asynchronously, so the stages of a clock run at the same time on their
 devices while Python walks on (but see below for CPU).
 
-On CPU the runtime waits for every program before it launches the next: XLA:CPU runs
-the partitions of all programs in flight in one shared thread pool, and two programs
-with collectives in flight at once can hold its threads while waiting for each other's
-partitions (seen as ``InProcessCommunicator::CollectivePermute`` stuck, then an abort).
-On GPUs the programs are only dispatched, so the stages of a clock overlap.
+On CPU the runtime waits for every program before it launches the next on its mesh:
+XLA:CPU runs the partitions of all programs in flight in one shared thread pool, and two
+programs with collectives in flight on the same devices can hold its threads while
+waiting for each other's partitions (seen as ``InProcessCommunicator::CollectivePermute``
+stuck, then an abort). So that the meshes still run at once, each mesh walks its own
+stream in a thread (``concurrent_meshes``, ``runtime/mesh_threads.py``), meeting the
+others at transfers; no two programs in flight then share a device. On GPUs the
+programs are only dispatched, so the stages of a clock overlap from the one order.
 
 Transfers that are equal (the same plan between the same shardings, e.g. every layer's
 activations) share one :class:`CrossMeshTransfer`, so their programs compile once.
@@ -54,7 +57,7 @@ fails at once with "Connection closed by peer") become :class:`PipeshardStepErro
 ``ValueError``/``TypeError`` about arguments keep their type with that note added. A
 peer that stops without dying leaves the collective waiting: a watchdog thread then ends
 the process after ``instruction_timeout`` seconds without progress (exit code
-:data:`EXIT_STEP_TIMEOUT`), after printing the same position, since the main thread
+:data:`~alpa_mlir.runtime.watchdog.EXIT_STEP_TIMEOUT`), after printing the same position, since the main thread
 cannot be interrupted inside the collective; the launcher then stops the others. A
 failed step returns nothing, and the caller's arrays (the parameters) stay as they were,
 unless the caller donated them and an apply part that reuses their buffers had run.
@@ -62,12 +65,9 @@ unless the caller donated them and an apply part that reuses their buffers had r
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import functools
-import os
-import sys
-import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -88,9 +88,10 @@ from ..plans.reshard_plan import ReshardPlan, plan_reshard
 from ..plans.schedules import analyse, interleave, is_argument, reusable_arguments
 from ..plans.step_reader import read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable, compile_at_once
+from .mesh_threads import run_streams
 from .transfer import CrossMeshTransfer
+from .watchdog import Watchdog
 
-EXIT_STEP_TIMEOUT = 124
 # Without a setting, the watchdog runs only when several processes drive the meshes.
 DEFAULT_MULTI_CONTROLLER_TIMEOUT_S = 600.0
 
@@ -140,11 +141,18 @@ class PipeshardExecutable:
         the parameters and optimizer state, not two.
       host_callbacks: the Python callables the stage parts' host callbacks (``jax.debug.print``,
         ``io_callback``) index, as JAX lowered the step (``compile_module``'s).
+      concurrent_meshes: walk each mesh's instruction stream in a thread of its own
+        (``runtime/mesh_threads.py``), so that the meshes run at once and meet at transfers,
+        rather than the one global order; for one process only. ``None``: on CPU with one
+        process (where every program is waited for, see above), not elsewhere (programs are
+        only dispatched, so the meshes already run at once). Kept as the attribute
+        ``concurrent_meshes``, which may be changed between calls.
     """
 
     def __init__(self, module: ir.Module, num_micro_batches: int, batch_args: Sequence[int],
                  devices: Sequence[jax.Device] | None = None, instruction_timeout: float | None = None,
-                 donated_args: Sequence[int] = (), host_callbacks: Sequence[Callable] = ()) -> None:
+                 donated_args: Sequence[int] = (), host_callbacks: Sequence[Callable] = (),
+                 concurrent_meshes: bool | None = None) -> None:
         self.devices = tuple(devices if devices is not None else jax.devices())
         self.num_micro_batches = num_micro_batches
         self.batch_args = frozenset(batch_args)
@@ -193,10 +201,23 @@ class PipeshardExecutable:
         self._placements: dict[str, Placement] = {}
         self.num_args = len(list(step.main.regions[0].blocks[0].arguments))
         self.synchronous = self.devices[0].platform == "cpu"
+        if concurrent_meshes and self.multi_controller:
+            raise ValueError("concurrent_meshes runs the meshes of one process in threads, but these devices span "
+                             "several processes (each of which already runs its own meshes); leave it unset")
+        # Public: a benchmark may compare both ways on the same programs.
+        self.concurrent_meshes = self.synchronous and not self.multi_controller if concurrent_meshes is None \
+            else concurrent_meshes
+        self._mesh_threads = concurrent.futures.ThreadPoolExecutor(len(streams), "alpa-mesh") \
+            if len(streams) > 1 and not self.multi_controller else None
         # The means so far; one program per instruction (an eager add per value compiles per shape).
         self._accumulate = jax.jit(lambda sums, new: tuple(x / num_micro_batches if s is None else
                                                            s + x / num_micro_batches for s, x in zip(sums, new)))
-        self._watchdog: _Watchdog | None = None
+        self._watchdog: Watchdog | None = None
+
+    @property
+    def concurrent(self) -> bool:
+        """Whether the meshes run at once: in threads of their own, or dispatched without waiting (not CPU)."""
+        return self.concurrent_meshes or not self.synchronous
 
     def _devices_of(self, mesh: DeviceMesh) -> DeviceMesh:
         """``mesh`` with its cluster positions replaced by the JAX device ids they stand for."""
@@ -252,68 +273,61 @@ class PipeshardExecutable:
     def __call__(self, *args: Any) -> list[jax.Array]:
         if len(args) != self.num_args:
             raise TypeError(f"expected {self.num_args} positional arguments, got {len(args)}")
-        micro = self._split_batch(args)
-        store: dict[tuple[str, int | None], Any] = {}
-        sums: dict[str, Any] = {}  # accumulated values: the mean over the micro-batches so far
-        placed: dict[tuple[int, int], Any] = {}  # (argument, mesh) -> the argument as that mesh takes it
-
-        def read(name: str, m: int | None, mesh: int) -> Any:
-            if is_argument(name):
-                number = int(name[3:])
-                if number in micro and m is not None:
-                    return micro[number][m]
-                return placed.get((number, mesh), args[number])
-            if m is None and name in sums:
-                return sums[name]
-            return store[name, m]
-
+        step = _StepValues(args, self._split_batch(args))
         if self.instruction_timeout and self._watchdog is None:
-            self._watchdog = _Watchdog(self.instruction_timeout, self.where)
+            self._watchdog = Watchdog(self.instruction_timeout, self.where)
         try:
-            for index, (k, instruction) in enumerate(self.order):
-                match instruction:
-                    case Run() | Apply():
-                        m = instruction.micro_batch if isinstance(instruction, Run) else None
-                        call = self.flow.calls[instruction.callee]
-                        if self.multi_controller:
-                            self._place_arguments(call.callee, call.operands, args, micro, placed, k, index)
-                        if not self.holds(k):
-                            continue
-                        with self._at(k, instruction, index):
-                            outputs = self.executables[call.callee](*(read(n, m, k) for n in call.operands))
-                            store.update(((name, m), value) for name, value in zip(call.results, outputs))
-                            self._wait(outputs)
-                    case Send(key, m):
-                        transfer = self.flow.transfers[key]
-                        sending, receiving = self.holds(transfer.src_mesh), self.holds(transfer.dst_mesh)
-                        if not (sending or receiving):
-                            continue
-                        # A process on the destination side only is at the recv.
-                        at = (k, instruction) if sending else (transfer.dst_mesh, Recv(key, m))
-                        with self._at(*at, index):
-                            value = read(transfer.source, m, k) if sending else None
-                            if not isinstance(key, Move):  # a move keeps the value: the consumer places it
-                                cross = self.transfers[key]
-                                if not sending:
-                                    value = Placement.of(cross.shape, cross.dtype, cross.src_sharding).absent()
-                                value = cross(value)
-                            if receiving:
-                                store[transfer.result, m] = value
-                                self._wait(value)
-                    case Recv() | AllGather():
-                        pass  # done by the send: one collective program for both sides
-                    case Accumulate(values, m) if self.holds(k):
-                        sums.update(zip(values, self._accumulate(tuple(sums.get(n) for n in values),
-                                                                 tuple(store[n, m] for n in values))))
-                    case Free(values, m) if self.holds(k):
-                        for name in values:
-                            store.pop((name, m), None)
-                            if m is None:
-                                sums.pop(name, None)
-            return [self._output(name, read) for name in self.program.returned]
+            if self.concurrent_meshes and self._mesh_threads is not None:
+                run_streams(self.order, functools.partial(self._execute, step), self._mesh_threads)
+            else:
+                for index, (k, instruction) in enumerate(self.order):
+                    self._execute(step, k, instruction, index)
+            return [self._output(name, step.read) for name in self.program.returned]
         finally:
             if self._watchdog is not None:
                 self._watchdog.watch(None)
+
+    def _execute(self, step: _StepValues, k: int, instruction: Instruction, index: int) -> None:
+        """Execute instruction ``index`` of the order, ``instruction`` of mesh ``k``, on ``step``'s values."""
+        match instruction:
+            case Run() | Apply():
+                m = instruction.micro_batch if isinstance(instruction, Run) else None
+                call = self.flow.calls[instruction.callee]
+                if self.multi_controller:
+                    self._place_arguments(call.callee, call.operands, step, k, index)
+                if not self.holds(k):
+                    return
+                with self._at(k, instruction, index):
+                    outputs = self.executables[call.callee](*(step.read(n, m, k) for n in call.operands))
+                    step.store.update(((name, m), value) for name, value in zip(call.results, outputs))
+                    self._wait(outputs)
+            case Send(key, m):
+                transfer = self.flow.transfers[key]
+                sending, receiving = self.holds(transfer.src_mesh), self.holds(transfer.dst_mesh)
+                if not (sending or receiving):
+                    return
+                # A process on the destination side only is at the recv.
+                at = (k, instruction) if sending else (transfer.dst_mesh, Recv(key, m))
+                with self._at(*at, index):
+                    value = step.read(transfer.source, m, k) if sending else None
+                    if not isinstance(key, Move):  # a move keeps the value: the consumer places it
+                        cross = self.transfers[key]
+                        if not sending:
+                            value = Placement.of(cross.shape, cross.dtype, cross.src_sharding).absent()
+                        value = cross(value)
+                    if receiving:
+                        step.store[transfer.result, m] = value
+                        self._wait(value)
+            case Recv() | AllGather():
+                pass  # done by the send: one collective program for both sides
+            case Accumulate(values, m) if self.holds(k):
+                step.sums.update(zip(values, self._accumulate(tuple(step.sums.get(n) for n in values),
+                                                              tuple(step.store[n, m] for n in values))))
+            case Free(values, m) if self.holds(k):
+                for name in values:
+                    step.store.pop((name, m), None)
+                    if m is None:
+                        step.sums.pop(name, None)
 
     @contextlib.contextmanager
     def _at(self, mesh: int, instruction: Instruction | str, index: int) -> Iterator[None]:
@@ -361,7 +375,7 @@ class PipeshardExecutable:
             self._placements[name] = placement
         return self._placements[name]
 
-    def _output(self, name: str, read: Any) -> Any:
+    def _output(self, name: str, read: Callable[..., Any]) -> Any:
         """Returned value ``name``: the argument as given, or a global array with its declared
         sharding (on every process the same, whether or not it holds a shard)."""
         if is_argument(name):
@@ -393,8 +407,7 @@ class PipeshardExecutable:
         self._wait(out)
         return out
 
-    def _place_arguments(self, callee: str, operands: Sequence[str], args: Sequence[Any],
-                         micro: dict[int, list[Any]], placed: dict[tuple[int, int], Any], mesh: int,
+    def _place_arguments(self, callee: str, operands: Sequence[str], step: _StepValues, mesh: int,
                          index: int) -> None:
         """Make the arguments that ``callee`` (on ``mesh``) reads available there, once per step.
 
@@ -402,12 +415,11 @@ class PipeshardExecutable:
         metadata only, so the processes of a transfer's two meshes all call it."""
         targets = self.declared[callee][0]
         for position, name in enumerate(operands):
-            if not is_argument(name) or int(name[3:]) in micro or (int(name[3:]), mesh) in placed:
+            if not is_argument(name) or int(name[3:]) in step.micro or (int(name[3:]), mesh) in step.placed:
                 continue
             number = int(name[3:])
-            value = args[number]
             with self._at(mesh, f"place argument {number} for @{callee}", index):
-                placed[number, mesh] = self._argument_on(mesh, number, value, targets[position])
+                step.placed[number, mesh] = self._argument_on(mesh, number, step.args[number], targets[position])
 
     def _argument_on(self, mesh: int, number: int, value: Any, target: Placement) -> Any:
         if not isinstance(value, jax.Array) or not value.committed:
@@ -443,6 +455,27 @@ class PipeshardExecutable:
         return micro
 
 
+class _StepValues:
+    """One call's values: its arguments, their micro-batches, what the instructions made so far."""
+
+    def __init__(self, args: Sequence[Any], micro: dict[int, list[Any]]) -> None:
+        self.args, self.micro = args, micro
+        self.store: dict[tuple[str, int | None], Any] = {}
+        self.sums: dict[str, Any] = {}  # accumulated values: the mean over the micro-batches so far
+        self.placed: dict[tuple[int, int], Any] = {}  # (argument, mesh) -> the argument as that mesh takes it
+
+    def read(self, name: str, m: int | None, mesh: int) -> Any:
+        """Value ``name`` of micro-batch ``m`` (``None``: step-level) as mesh ``mesh`` reads it."""
+        if is_argument(name):
+            number = int(name[3:])
+            if number in self.micro and m is not None:
+                return self.micro[number][m]
+            return self.placed.get((number, mesh), self.args[number])
+        if m is None and name in self.sums:
+            return self.sums[name]
+        return self.store[name, m]
+
+
 def _host_batch(number: int, value: Any) -> Any:
     """A batch argument as this process's host value (each process cuts its own micro-batches)."""
     if not isinstance(value, jax.Array) or not value.committed:
@@ -459,41 +492,3 @@ def _plan_on_devices(plan: ReshardPlan, ids: dict[int, int]) -> ReshardPlan:
     moves = tuple(replace(m, src_device=ids[m.src_device], dst_device=ids[m.dst_device]) for m in plan.moves)
     gathers = tuple(replace(g, devices=tuple(ids[d] for d in g.devices)) for g in plan.gathers)
     return ReshardPlan(plan.shape, moves, gathers, {ids[d]: tile for d, tile in plan.dst_tiles.items()})
-
-
-class _Watchdog:
-    """Ends the process when the instruction it watches runs past ``timeout_s``.
-
-    The main thread may be blocked inside a collective whose peer is gone, where no
-    Python exception can reach it; so a daemon thread prints where the step was
-    (``where(*position)``) and exits with :data:`EXIT_STEP_TIMEOUT`, skipping exit
-    handlers (they would wait for the peers at JAX's shutdown barrier).
-    """
-
-    def __init__(self, timeout_s: float, where: Callable[..., str]) -> None:
-        self.timeout_s, self.where = timeout_s, where
-        self._lock = threading.Condition()
-        self._position: tuple | None = None
-        self._deadline = 0.0
-        threading.Thread(target=self._run, name="alpa-pipeshard-watchdog", daemon=True).start()
-
-    def watch(self, position: tuple | None) -> None:
-        """Start the clock for ``position`` (``None``: the step is over)."""
-        with self._lock:
-            self._position, self._deadline = position, time.monotonic() + self.timeout_s
-            self._lock.notify()
-
-    def _run(self) -> None:
-        with self._lock:
-            while True:
-                left = self._deadline - time.monotonic()
-                if self._position is None or left > 0:
-                    self._lock.wait(None if self._position is None else left)
-                    continue
-                sys.stdout.flush()
-                sys.stderr.write(f"alpa_mlir: pipeshard step made no progress for {self.timeout_s:g} s at "
-                                 f"{self.where(*self._position)}; a peer process has probably stopped or died, or a "
-                                 f"transfer never completed. Ending this process (exit code {EXIT_STEP_TIMEOUT}); "
-                                 "raise instruction_timeout if the instruction is merely slow.\n")
-                sys.stderr.flush()
-                os._exit(EXIT_STEP_TIMEOUT)

@@ -14,13 +14,16 @@ walks it):
   crosses, from the profile's fit of the host's collectives;
 - a move, a recv, a free: nothing (a move's value is placed by its reader's program).
 
-On meshes whose runtime runs one program at a time (CPU: ``PipeshardExecutable.synchronous``)
-the prices add up; otherwise the meshes run at once and meet at transfers.
+Where the runtime runs one program at a time (``PipeshardExecutable.concurrent`` false)
+the prices add up; otherwise the meshes run at once and meet at transfers, and on CPU,
+whose meshes' devices share the host's cores, the step takes at least the work over the
+cores (``step_time.core_seconds``).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -28,15 +31,16 @@ from ..dialect.names import BACKWARD, FORWARD
 from ..dialect.schedule_ops import Accumulate, Apply, Instruction, Move, Run, Send
 from ..plans.device_profile import DeviceProfile
 from ..plans.pipeline_plan import FORWARD_SHARE, PipelinePlan
-from ..plans.step_time import step_seconds
+from ..plans.step_time import core_seconds, step_seconds
 
 if TYPE_CHECKING:
     from .pipeshard import PipeshardExecutable, Placement
 
 
-def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile: DeviceProfile) -> float:
+def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile: DeviceProfile,
+                   cores: int | None = None) -> float:
     """Seconds of one step of ``executable``, whose stages ``plan`` describes, on devices like
-    ``profile``'s."""
+    ``profile``'s; on CPU, on ``cores`` cores (``None``: those this process may use)."""
     flow = executable.flow
     alpha, beta = profile.intra_host_link() if profile.collectives else (0.0, 0.0)
     share = {FORWARD: FORWARD_SHARE, BACKWARD: 1 - FORWARD_SHARE}
@@ -72,4 +76,11 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
             return transfer.src_mesh, transfer.dst_mesh
         return (mesh,)
 
-    return step_seconds(executable.order, seconds, meshes, concurrent=not executable.synchronous)
+    step = step_seconds(executable.order, seconds, meshes, concurrent=executable.concurrent)
+    if executable.concurrent and executable.synchronous:  # CPU: every mesh computes on the host's cores
+        def width(mesh: int, instruction: Instruction) -> int:
+            return sum(devices(k) for k in meshes(mesh, instruction))
+
+        cores = len(os.sched_getaffinity(0)) if cores is None else cores
+        step = max(step, core_seconds(executable.order, seconds, width, cores))
+    return step

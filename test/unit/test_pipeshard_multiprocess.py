@@ -24,7 +24,8 @@ from alpa_mlir import mark_pipeline_boundary, parallelize
 from alpa_mlir.models import MLPConfig, build
 from alpa_mlir.pipeshard import ManualLayerOption, ManualStageOption, PipeshardParallel, PipeshardStepError, to_host
 from alpa_mlir.plans.reshard_plan import LocalGather, ReshardPlan, TileMove
-from alpa_mlir.runtime.pipeshard import EXIT_STEP_TIMEOUT, _plan_on_devices
+from alpa_mlir.runtime.pipeshard import _plan_on_devices
+from alpa_mlir.runtime.watchdog import EXIT_STEP_TIMEOUT
 
 SCRIPT = Path(__file__).parent / "multiprocess" / "pipeshard_step.py"
 LAUNCHER = [sys.executable, "-m", "alpa_mlir.runtime.launch", "--num-processes", "2", "--devices-per-process", "4"]
