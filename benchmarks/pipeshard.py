@@ -601,8 +601,8 @@ TABLES: dict[str, tuple[str, Callable[[dict], str], tuple]] = {
         "B·Σt_i is what one program at a time can reach at best, and what meshes whose devices share the "
         "host's cores can (each stage's program alone already keeps the 2 cores busy). 'predicted step' is "
         "PipelinePlan.step: the runtime's instruction order priced (runtime/step_model.py: the plan's t_i, "
-        "transfers, accumulations and apply parts; the meshes at once, but at least their work over the "
-        "host's cores), from the profiled t_i and, as the API gives it by default, from the device profile's. "
+        "transfers, accumulations and apply parts, adding up on CPU), from the profiled t_i and, as the API "
+        "gives it by default, from the device profile's. "
         "The last four columns are one step in one order with every program call timed from outside; "
         "'outside programs' is the rest of the step (the instruction loop, accumulations, batch slicing)."),
         STEP_COLUMNS),

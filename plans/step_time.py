@@ -13,10 +13,6 @@ a price per instruction:
   order's streams are) and keeps them busy for its price. The step ends when the last
   mesh is free. With stages that all take as long, and transfers, accumulations and
   apply parts priced 0, a 1F1B or GPipe order takes Eq. 2's ``T*`` (test_step_time.py).
-
-Meshes of virtual devices on one host's cores (XLA:CPU) run at once but share the
-cores: :func:`core_seconds` is the step's floor there, the work of every instruction
-in core-seconds over the cores.
 """
 
 from __future__ import annotations
@@ -39,12 +35,3 @@ def step_seconds(order: Sequence[tuple[int, Instruction]], seconds: Callable[[in
         end = max(free.get(m, 0.0) for m in busy) + seconds(k, instruction)
         free.update((m, end) for m in busy)
     return max(free.values(), default=0.0)
-
-
-def core_seconds(order: Sequence[tuple[int, Instruction]], seconds: Callable[[int, Instruction], float],
-                 devices: Callable[[int, Instruction], int], cores: int) -> float:
-    """The least time ``order`` takes on ``cores`` cores that all its devices share: an
-    instruction on ``devices(mesh, instruction)`` devices, priced as if it had the host to
-    itself, kept ``min(devices, cores)`` cores busy for its price (a device computes on one
-    core at a time)."""
-    return sum(seconds(k, instruction) * min(devices(k, instruction), cores) for k, instruction in order) / cores

@@ -214,11 +214,6 @@ class PipeshardExecutable:
                                                            s + x / num_micro_batches for s, x in zip(sums, new)))
         self._watchdog: Watchdog | None = None
 
-    @property
-    def concurrent(self) -> bool:
-        """Whether the meshes run at once: in threads of their own, or dispatched without waiting (not CPU)."""
-        return self.concurrent_meshes or not self.synchronous
-
     def _devices_of(self, mesh: DeviceMesh) -> DeviceMesh:
         """``mesh`` with its cluster positions replaced by the JAX device ids they stand for."""
         try:

@@ -14,16 +14,18 @@ walks it):
   crosses, from the profile's fit of the host's collectives;
 - a move, a recv, a free: nothing (a move's value is placed by its reader's program).
 
-Where the runtime runs one program at a time (``PipeshardExecutable.concurrent`` false)
-the prices add up; otherwise the meshes run at once and meet at transfers, and on CPU,
-whose meshes' devices share the host's cores, the step takes at least the work over the
-cores (``step_time.core_seconds``).
+On GPUs the meshes run at once and meet at transfers. On CPU (``PipeshardExecutable.synchronous``)
+the prices add up, whether the meshes walk one order or run in threads of their own: every
+mesh's virtual devices compute on the same host cores, and one program already keeps them
+all busy (XLA:CPU runs its partitions, and their matmuls' threads, in pools over all the
+cores), so meshes at once share the cores rather than add to them. Measured on 2 cores,
+two meshes of one device each took as long in threads as one after the other
+(docs/pipeshard.md).
 """
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -31,16 +33,15 @@ from ..dialect.names import BACKWARD, FORWARD
 from ..dialect.schedule_ops import Accumulate, Apply, Instruction, Move, Run, Send
 from ..plans.device_profile import DeviceProfile
 from ..plans.pipeline_plan import FORWARD_SHARE, PipelinePlan
-from ..plans.step_time import core_seconds, step_seconds
+from ..plans.step_time import step_seconds
 
 if TYPE_CHECKING:
     from .pipeshard import PipeshardExecutable, Placement
 
 
-def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile: DeviceProfile,
-                   cores: int | None = None) -> float:
+def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile: DeviceProfile) -> float:
     """Seconds of one step of ``executable``, whose stages ``plan`` describes, on devices like
-    ``profile``'s; on CPU, on ``cores`` cores (``None``: those this process may use)."""
+    ``profile``'s."""
     flow = executable.flow
     alpha, beta = profile.intra_host_link() if profile.collectives else (0.0, 0.0)
     share = {FORWARD: FORWARD_SHARE, BACKWARD: 1 - FORWARD_SHARE}
@@ -76,11 +77,4 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
             return transfer.src_mesh, transfer.dst_mesh
         return (mesh,)
 
-    step = step_seconds(executable.order, seconds, meshes, concurrent=executable.concurrent)
-    if executable.concurrent and executable.synchronous:  # CPU: every mesh computes on the host's cores
-        def width(mesh: int, instruction: Instruction) -> int:
-            return sum(devices(k) for k in meshes(mesh, instruction))
-
-        cores = len(os.sched_getaffinity(0)) if cores is None else cores
-        step = max(step, core_seconds(executable.order, seconds, width, cores))
-    return step
+    return step_seconds(executable.order, seconds, meshes, concurrent=not executable.synchronous)

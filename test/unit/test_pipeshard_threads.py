@@ -21,7 +21,7 @@ def test_meshes_in_threads_compute_exactly_what_the_one_order_does():
                                device_profile="", progress=False)
     pipelined = parallelize(model.train_step, method=method)
     executable = pipelined.get_executable(params, batch)
-    assert executable.concurrent_meshes and executable.concurrent
+    assert executable.concurrent_meshes
     threaded = [pipelined(params, batch) for _ in range(3)]  # the threads' timing differs from step to step
     executable.concurrent_meshes = False
     ordered = pipelined(params, batch)

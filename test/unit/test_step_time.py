@@ -8,7 +8,7 @@ from test_schedules import chain
 from alpa_mlir.dialect.schedule_ops import Apply, Run, Send
 from alpa_mlir.passes.inter_op.stage_dp import pipeline_latency
 from alpa_mlir.plans.schedules import analyse, build_streams, interleave
-from alpa_mlir.plans.step_time import core_seconds, step_seconds
+from alpa_mlir.plans.step_time import step_seconds
 
 PRICES = {"a": 1.0, "b": 2.0, "c": 3.0, "t": 0.5}
 
@@ -33,20 +33,6 @@ def test_meshes_at_once_meet_at_transfers() -> None:
     # Without the transfer the meshes never meet: the slower one's 3 + 2.
     assert step_seconds([order[0], order[1], order[3]], by_name, ends, concurrent=True) == 5.0
     assert step_seconds([], by_name, ends, concurrent=True) == 0.0
-
-
-def test_meshes_on_shared_cores_take_their_work_over_the_cores() -> None:
-    # a (1 s) on 4 devices, b (2 s) on 1, the transfer (0.5 s) on 5: at most min(devices,
-    # cores) cores each, the cores shared.
-    order = [(0, Run("a", 0)), (1, Run("b", 0)), (0, Send(0, 0))]
-    width = {"a": 4, "b": 1}
-
-    def devices(mesh, instruction) -> int:
-        return width[instruction.callee] if isinstance(instruction, Run) else 5
-
-    assert core_seconds(order, by_name, devices, cores=1) == 3.5  # one core: they add up
-    assert core_seconds(order, by_name, devices, cores=2) == (1 * 2 + 2 * 1 + 0.5 * 2) / 2
-    assert core_seconds(order, by_name, devices, cores=8) == (1 * 4 + 2 * 1 + 0.5 * 5) / 8
 
 
 @pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
