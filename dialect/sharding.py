@@ -45,6 +45,20 @@ def _tile_shape(dims: tuple[tuple[int, ...], ...], mesh_shape: tuple[int, ...]) 
     return tuple(math.prod(mesh_shape[a] for a in axes) for axes in dims)
 
 
+@functools.lru_cache(maxsize=65536)
+def _mhlo_text(spec: ShardingSpec, mesh: DeviceMesh) -> str:
+    # The planner writes the text of every chosen strategy's results for every stage
+    # candidate it plans (tens of thousands of times for a GPT stage search), with few
+    # distinct answers.
+    spec.check_mesh(mesh)
+    if spec.is_replicated:
+        return "{replicated}"
+    tiled = spec.tile_assignment(mesh)
+    if mesh.is_iota:
+        return _tiled_text(tiled, _iota_text(mesh.shape, spec.device_order(mesh)))
+    return _format(tiled)
+
+
 class ShardingError(ValueError):
     """A sharding that cannot be parsed or expressed; the message names it."""
 
@@ -124,13 +138,7 @@ class ShardingSpec:
 
     def to_mhlo(self, mesh: DeviceMesh) -> str:
         """The ``mhlo.sharding`` string, in iota form when the mesh devices are iota."""
-        self.check_mesh(mesh)
-        if self.is_replicated:
-            return "{replicated}"
-        tiled = self.tile_assignment(mesh)
-        if mesh.is_iota:
-            return _tiled_text(tiled, _iota_text(mesh.shape, self.device_order(mesh)))
-        return _format(tiled)
+        return _mhlo_text(self, mesh)
 
     @classmethod
     def from_mhlo(cls, text: str, mesh: DeviceMesh, rank: int) -> ShardingSpec:
@@ -210,6 +218,7 @@ def _ints(text: str) -> tuple[int, ...]:
     return tuple(int(t) for t in text.replace(" ", "").split(",") if t)
 
 
+@functools.lru_cache(maxsize=65536)  # the stage search reads the same few strings on every candidate's ops
 def parse_mhlo_sharding(text: str) -> Sharding | tuple[Sharding, ...]:
     """Parse an ``mhlo.sharding`` string; tuple shardings give a tuple.
 

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from jax._src.lib.mlir import ir
 
-from ...dialect.annotations import result_shardings
-from ...dialect.context import make_context, walk
+from ...dialect.annotations import find_main, result_shardings
+from ...dialect.context import make_context
 from ...dialect.host_callbacks import is_host_callback
 from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR
@@ -59,6 +59,7 @@ class CostCache:
     costed: dict = field(default_factory=dict)  # key -> (t_intra, parameter bytes per device and whole, activations)
     extracted: dict = field(default_factory=dict)  # the ops of @main it copies -> (stage, its text)
     graph: StepGraph | None = None  # @main's dataflow
+    compute: dict = field(default_factory=dict)  # (the ops of @main it copies, devices) -> analytic compute
 
 
 def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
@@ -118,7 +119,7 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     if math.isfinite(bound):
         # (The plan's communication, Eq. 1's value, is never negative for a stage's plan.)
         kept = [(index, key) for index, key in entries if key in cache.costed or options.num_micro_batches *
-                _compute_seconds(options, profile, graph, work[key][2], work[key][1].size) <= bound]
+                _compute_seconds(options, profile, cache, work[key][2], work[key][1].size) <= bound]
     new = {key: work[key] for _, key in kept if key not in cache.planned}
     if not _plan_all(options.jobs, options.mip_gap, new, main.context, costing, cache.planned):
         # the planner's error is reported at its op
@@ -128,7 +129,7 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     for index, key in kept:
         stage, mesh, indices = work[key]
         if key not in costed:  # once per distinct stage and mesh (profiling runs it)
-            cost = _stage_cost(options, profile, stage, mesh, *planned[key], graph, indices, phase, main,
+            cost = _stage_cost(options, profile, stage, mesh, *planned[key], cache, indices, phase, main,
                                diagnostics)
             if cost is None:
                 return None
@@ -195,7 +196,7 @@ def _plan_all(jobs: int, mip_gap: float, work: dict, context: ir.Context, diagno
 def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, stage, mesh: DeviceMesh,
                 plan: ShardingPlan,
                 shardings: list[list[str]],
-                planned: ir.Module, graph: StepGraph, indices, phase, main,
+                planned: ir.Module, cache: CostCache, indices, phase, main,
                 diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
     """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
     stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
@@ -211,12 +212,13 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
             diagnostics.error(main, f"option 'cost-model=profile': {error}")
             return None
     else:
-        latency = _compute_seconds(options, profile, graph, indices, mesh.size) + plan.objective
+        latency = _compute_seconds(options, profile, cache, indices, mesh.size) + plan.objective
     arguments = list(main.regions[0].blocks[0].arguments)
     read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
             if value in arguments and v.spec is not None]
     params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh) for value, v in read)
     params_whole = sum(math.prod(v.shape) * itemsize_of(value) for value, v in read)
+    graph = cache.graph
     backward = {n for n in indices if phase[n] == BACKWARD}
     saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
     for n, texts in zip(sorted(indices), shardings):
@@ -231,13 +233,17 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
     return latency, params, params_whole, saved
 
 
-def _compute_seconds(options: StageConstructionPass, profile: DeviceProfile | None, graph: StepGraph,
+def _compute_seconds(options: StageConstructionPass, profile: DeviceProfile | None, cache: CostCache,
                      indices: list[int], devices: int) -> float:
-    """The analytic compute of a stage on ``devices`` devices: priced by ``profile``, or
-    its FLOPs at the option ``device-flops``."""
-    if profile is not None:
-        return compute_seconds(graph, indices, devices, profile)
-    return sum(op_flops(graph.ops[n]) for n in indices) / (devices * options.device_flops)
+    """The analytic compute of a stage (``cache.graph``'s ops ``indices``) on ``devices``
+    devices: priced by ``profile``, or its FLOPs at the option ``device-flops``. Once per
+    search for each stage and device count (the logical views of a submesh share it)."""
+    key = (tuple(indices), devices)
+    if key not in cache.compute:
+        graph = cache.graph
+        cache.compute[key] = compute_seconds(graph, indices, devices, profile) if profile is not None else \
+            sum(op_flops(graph.ops[n]) for n in indices) / (devices * options.device_flops)
+    return cache.compute[key]
 
 
 # Ops XLA fuses into their readers or turns into views: they write nothing of their own.
@@ -319,9 +325,10 @@ def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],
 
 
 def _copy_shardings(module: ir.Module) -> list[list[str]]:
-    """The result shardings of a planned stage's copied ops, in copy order (found by COPY_ATTR)."""
+    """The result shardings of a planned stage's copied ops, in copy order (found by COPY_ATTR
+    among the ops of its ``@main``'s body, where ``extract`` put them)."""
     found = {ir.IntegerAttr(op.attributes[COPY_ATTR]).value: result_shardings(op)
-             for op in walk(module.operation) if COPY_ATTR in op.attributes}
+             for op in find_main(module.operation).regions[0].blocks[0].operations if COPY_ATTR in op.attributes}
     return [found[n] for n in range(len(found))]
 
 

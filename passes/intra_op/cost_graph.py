@@ -114,11 +114,11 @@ class Use:
 
 
 @functools.lru_cache(maxsize=16)
-def _shared_tables(mesh: DeviceMesh, options: StrategyOptions, forbidden: frozenset[str]) -> tuple[dict, dict, dict]:
-    """The tables every :class:`Graph` on ``mesh`` with these options shares: strategies by
-    iteration space and operand types, resharding costs by (src, dst, shape, itemsize) and
-    resharding matrices by the producer's and consumer's strategy keys."""
-    return {}, {}, {}
+def _shared_tables(mesh: DeviceMesh, options: StrategyOptions, forbidden: frozenset[str]) -> tuple[dict, ...]:
+    """The tables every :class:`Graph` on ``mesh`` with these options shares: strategies and
+    their costs by iteration space and operand types, resharding costs by (src, dst, shape,
+    itemsize), resharding matrices and strategies' bytes kept by the strategy keys."""
+    return {}, {}, {}, {}
 
 
 class Graph:
@@ -142,7 +142,7 @@ class Graph:
         # Strategies, resharding costs and matrices by what they are computed from: the
         # same in every graph on this mesh (the stage search plans the same layers in many
         # candidates), until XLA prices a resharding (measure_reshardings takes copies).
-        self._strategies, self._costs, self._matrices = _shared_tables(mesh, options, forbidden)
+        self._strategies, self._costs, self._matrices, self._memory = _shared_tables(mesh, options, forbidden)
         self.copies: list[tuple[int, int, int]] = []  # (producer, result, copy node) of shared reshardings
         self._routed: dict[int, int] = {}  # number of a use -> the copy node it takes its value from
         block = func.regions[0].blocks[0]
@@ -162,10 +162,13 @@ class Graph:
         key = (space, tuple(shape_of(v) for v in operands), tuple(itemsize_of(v) for v in operands),
                node.shapes, node.itemsizes)
         if key not in self._strategies:  # repeated layers repeat their ops: enumerate once
-            self._strategies[key] = enumerate_strategies(space, *key[1:], self.mesh, self.options)
+            strategies = enumerate_strategies(space, *key[1:], self.mesh, self.options)
+            costs = np.array([s.cost for s in strategies], dtype=float)
+            costs.flags.writeable = False  # shared: every change makes a new array
+            self._strategies[key] = strategies, costs
         node.signature = key
-        node.strategies = list(self._strategies[key])
-        node.costs = np.array([s.cost for s in node.strategies], dtype=float)
+        strategies, node.costs = self._strategies[key]
+        node.strategies = list(strategies)
         self.nodes.append(node)
         return len(self.nodes) - 1
 
@@ -311,15 +314,12 @@ class Graph:
             if len(leader_shape) < rank or (self.share and math.prod(leader_shape) < max(
                     (math.prod(s or ()) for s in node.shapes), default=0)):
                 continue
-            needs = leader_use.needs(node)
-            mapping = []
-            for strategy in leader.strategies:
-                given = strategy.results[leader_use.result]
-                matches = [j for j, need in enumerate(needs) if need == given]
-                if not matches:
-                    break
-                mapping.append(min(matches, key=lambda j: node.costs[j]))
-            if len(mapping) == len(leader.strategies):
+            cheapest: dict[ShardingSpec | None, int] = {}  # per layout needed, the first cheapest algorithm
+            for j, need in enumerate(leader_use.needs(node)):
+                if need not in cheapest or node.costs[j] < node.costs[cheapest[need]]:
+                    cheapest[need] = j
+            mapping = [cheapest.get(strategy.results[leader_use.result]) for strategy in leader.strategies]
+            if None not in mapping:
                 result.append(Follow(index, leader_use.src, np.array(mapping, dtype=np.int64)))
         return result
 
@@ -463,10 +463,13 @@ class Graph:
         copy lives only between its users, like every resharding, and is not counted)."""
         if node.kind in ("result", "copy"):
             return np.zeros(len(node.strategies))
-        return np.array([sum(tile_bytes(spec, shape, size, self.mesh)
-                             for spec, shape, size in zip(s.results, node.shapes, node.itemsizes)
-                             if spec is not None and shape is not None)
-                         for s in node.strategies])
+        if node.signature not in self._memory:  # the signature fixes the strategies, shapes and itemsizes
+            memory = np.array([sum(tile_bytes(spec, shape, size, self.mesh) for spec, shape, size in zip(
+                s.results, node.shapes, node.itemsizes) if spec is not None and shape is not None)
+                for s in node.strategies])
+            memory.flags.writeable = False
+            self._memory[node.signature] = memory
+        return self._memory[node.signature]
 
     def live_sets(self) -> tuple[tuple[int, ...], ...]:
         """Nodes live at every heavy op (every op if there is none): defined before it

@@ -18,6 +18,7 @@ too. ``np.inf`` marks a forbidden strategy or resharding pair.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
 import os
@@ -160,8 +161,14 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     return Solution(choices, total, stats)
 
 
+@functools.cache
+def _milp_solvers() -> tuple[str, ...]:
+    # CVXPY probes every solver package on each call (a stage search plans hundreds of stages).
+    return tuple(name for name in cp.installed_solvers() if name in MI_SOLVERS)
+
+
 def _solver_options(solver: str, time_limit: float | None) -> dict:
-    milp = [name for name in cp.installed_solvers() if name in MI_SOLVERS]
+    milp = _milp_solvers()
     if solver not in milp:
         raise IlpError(f"solver {solver!r} is not an installed CVXPY MILP solver; installed ones: {', '.join(milp)}")
     if time_limit is None:

@@ -14,6 +14,7 @@ from jax._src.lib.mlir import ir
 from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.pass_registry import Diagnostics
+from alpa_mlir.dialect.sharding import ShardingSpec, tile_bytes
 from alpa_mlir.passes.intra_op import auto_sharding, ilp
 from alpa_mlir.passes.intra_op.cost_graph import Graph
 from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
@@ -182,3 +183,60 @@ def test_graphs_on_one_mesh_share_their_tables_until_xla_prices_one(func):
     after = [e.cost for e in second.cost_graph(memory=False).edges]
     assert all(np.array_equal(a, b) for a, b in zip(before, after))
     assert any(not np.array_equal(a, b) for a, b in zip(after, (e.cost for e in first.cost_graph(False).edges)))
+
+
+CHAIN = """
+func.func @main(%x: tensor<64x32xf32>, %w: tensor<32x16xf32>, %b: tensor<64x16xf32>)
+    -> (tensor<16x64xf32>, tensor<64xf32>) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x32xf32>, tensor<32x16xf32>)
+      -> tensor<64x16xf32>
+  %1 = stablehlo.negate %0 : tensor<64x16xf32>
+  %2 = stablehlo.add %1, %b : tensor<64x16xf32>
+  %3 = stablehlo.transpose %2, dims = [1, 0] : (tensor<64x16xf32>) -> tensor<16x64xf32>
+  %cst = stablehlo.constant dense<0.0> : tensor<f32>
+  %4 = stablehlo.reduce(%2 init: %cst) applies stablehlo.add across dimensions = [1]
+      : (tensor<64x16xf32>, tensor<f32>) -> tensor<64xf32>
+  return %3, %4 : tensor<16x64xf32>, tensor<64xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("shape", [(1, 4), (2, 2)])
+@pytest.mark.parametrize("tied", [False, True])
+def test_a_follower_takes_the_first_cheapest_algorithm_that_takes_its_leaders_layout(shape, tied):
+    # Sec. 4.2's merging, against the definition: for each algorithm of the leader, the
+    # follower's algorithms needing the layout it gives, the cheapest, the first on ties
+    # (tied: every cost 0; the reduce's all-reduce and reduce-scatter need one layout).
+    with make_context():
+        module = ir.Module.parse(CHAIN)
+        g = Graph(module.body.operations[0], DeviceMesh(shape), StrategyOptions(reduce_scatter=True))
+        for node in g.nodes if tied else ():
+            node.costs = np.zeros(len(node.costs))
+        follows = g.follows()
+        assert {g.nodes[f.node].label for f in follows} >= {"stablehlo.negate", "stablehlo.transpose",
+                                                             "stablehlo.reduce"}
+        for f in follows:
+            use = next(u for u in g.uses if u.dst == f.node and u.src == f.leader)
+            needs, costs = use.needs(g.nodes[f.node]), g.nodes[f.node].costs
+            for i, strategy in enumerate(g.nodes[f.leader].strategies):
+                matches = [j for j, need in enumerate(needs) if need == strategy.results[use.result]]
+                assert f.mapping[i] == min(matches, key=lambda j: costs[j])
+
+
+def test_costs_and_memory_are_shared_by_strategy_key_and_read_only(func):
+    # Computed once per mesh for every op of that key (repeated layers), so no graph may
+    # change them in place; a pinned node has its own key, so its own bytes.
+    first, second = graph(func, share=False), graph(func, share=False)
+    for a, b in zip(first.nodes, second.nodes):
+        assert a.costs is b.costs and not a.costs.flags.writeable
+        if a.kind != "result":
+            assert first.memory(a) is second.memory(b)
+            assert list(first.memory(a)) == [sum(tile_bytes(spec, shape, size, MESH) for spec, shape, size in zip(
+                s.results, a.shapes, a.itemsizes) if spec is not None) for s in a.strategies]
+    with pytest.raises(ValueError, match="read-only"):
+        first.nodes[0].costs[0] = 1.0
+    pinned = ShardingSpec(((0,), (1,)))  # no algorithm of an argument on (1, 4) gives it: one is added
+    auto_sharding._restrict(first.nodes[0], lambda s: False, pinned=[pinned])
+    assert first.nodes[0].signature != second.nodes[0].signature
+    assert len(first.memory(first.nodes[0])) == len(second.memory(second.nodes[0])) + 1
+    assert first.memory(first.nodes[0])[-1] == tile_bytes(pinned, (64, 32), 4, MESH)

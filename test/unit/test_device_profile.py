@@ -13,7 +13,9 @@ from jax._src.lib.mlir import ir
 
 from alpa_mlir.dialect import make_context
 from alpa_mlir.passes import parse_pipeline, run_pipeline
-from alpa_mlir.passes.inter_op.stage_costing import compute_seconds
+from alpa_mlir.passes.inter_op import stage_costing
+from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
+from alpa_mlir.passes.inter_op.stage_costing import CostCache, compute_seconds
 from alpa_mlir.passes.inter_op.training_step import StepGraph
 from alpa_mlir.plans.device_profile import DeviceProfile, DeviceProfileError
 from alpa_mlir.runtime import device_profile as measuring
@@ -144,6 +146,22 @@ def test_compute_prices_matmuls_by_flops_and_fused_chains_by_what_leaves_them() 
         want = (2 * PROFILE.launch_seconds(4) + PROFILE.matmul_seconds(2 * 64 * 128 * 256, "float32", 4)
                 + PROFILE.elementwise_seconds(64 * 128 * 4 + 64 * 256 * 4, 4))
         assert compute_seconds(graph, list(range(len(graph.ops))), 4, PROFILE) == pytest.approx(want)
+
+
+def test_a_stages_compute_is_priced_once_per_device_count() -> None:
+    # The logical views of a submesh (and the prune's bound) ask for the same stage's compute:
+    # it is remembered by the stage's ops and the number of devices, whichever pricing.
+    with make_context():
+        module = ir.Module.parse(MODULE)
+        cache = CostCache(graph=StepGraph(module.body.operations[0]))
+        everything = list(range(len(cache.graph.ops)))
+        options = StageConstructionPass(cluster_shape=(1, 4), device_flops=1e9)
+        flops = 2 * 64 * 128 * 256 + 64 * 128 * 2 + 64 * 256  # the matmul, the add and multiply, the tanh
+        assert stage_costing._compute_seconds(options, None, cache, everything, 4) == pytest.approx(flops / 4e9)
+        assert stage_costing._compute_seconds(options, PROFILE, cache, everything, 2) == \
+            compute_seconds(cache.graph, everything, 2, PROFILE)
+        assert stage_costing._compute_seconds(options, PROFILE, cache, everything, 4) == pytest.approx(flops / 4e9)
+        assert sorted(cache.compute) == [(tuple(everything), 2), (tuple(everything), 4)]
 
 
 def test_stage_latencies_come_from_the_profile_file(tmp_path) -> None:

@@ -472,3 +472,13 @@ def test_spec_from_sharding_labels_with_formatted_text():
         spec_from_sharding(TiledSharding((2,), (1, 0)), DeviceMesh((2,)), 1)
     assert "{devices=[2]1,0}" in str(info.value)
     assert spec_from_sharding(Replicated(), DeviceMesh((2,)), 2) == ShardingSpec(((), ()))
+
+
+def test_mhlo_text_is_remembered_per_mesh_devices():
+    # to_mhlo is cached (the stage search writes the same few strings on every candidate):
+    # one spec on two meshes of one shape but other devices has two texts, in either order.
+    spec = ShardingSpec(((0,), ()))
+    iota, reversed_ids = DeviceMesh((2, 2)), DeviceMesh((2, 2), device_ids=(3, 2, 1, 0))
+    for _ in range(2):
+        assert spec.to_mhlo(iota) == "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
+        assert spec.to_mhlo(reversed_ids) == "{devices=[2,1,2]3,2,1,0 last_tile_dim_replicate}"
