@@ -64,22 +64,23 @@ def objective(graph: CostGraph, choices: Sequence[int]) -> float:
 
 def validate(graph: CostGraph, memory_budget: float | None) -> None:
     n = len(graph.node_costs)
+    allowed = []  # per node, its strategies of finite cost
     for v, cost in enumerate(graph.node_costs):
         cost = np.asarray(cost, dtype=float)
-        if cost.ndim != 1 or cost.size == 0 or np.isnan(cost).any() or (cost == -np.inf).any():
+        if cost.ndim != 1 or cost.size == 0 or not (cost > -np.inf).all():  # NaN and -inf fail the comparison
             raise IlpError(f"node {v}: costs must be a non-empty vector without NaN or -inf")
-        if np.isinf(cost).all():
+        allowed.append(np.isfinite(cost))
+        if not allowed[v].any():
             raise InfeasibleError(f"node {v} has no allowed strategy: all its {cost.size} costs are inf "
                                   "(forbidden); relax the sharding pinned on it")
     for e in graph.edges:
         if not (0 <= e.src < n and 0 <= e.dst < n):
             raise IlpError(f"edge {e.src} -> {e.dst} names a node outside 0..{n - 1}")
         r = np.asarray(e.cost, dtype=float)
-        if r.shape != (len(graph.node_costs[e.src]), len(graph.node_costs[e.dst])) or np.isnan(r).any() \
-                or (r == -np.inf).any():
+        if r.shape != (len(allowed[e.src]), len(allowed[e.dst])) or not (r > -np.inf).all():
             raise IlpError(f"edge {e.src} -> {e.dst}: resharding cost must be a (k_src, k_dst) matrix without NaN "
                            "or -inf")
-        if np.isinf(r[np.isfinite(graph.node_costs[e.src])][:, np.isfinite(graph.node_costs[e.dst])]).all():
+        if np.isinf(r[allowed[e.src]][:, allowed[e.dst]]).all():
             raise InfeasibleError(f"edge {e.src} -> {e.dst} admits no pair of allowed strategies: every such "
                                   "entry of its resharding cost is inf")
     if memory_budget is not None and graph.live_sets and graph.node_memory is None:

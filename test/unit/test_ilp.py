@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from ilp_oracle import brute_force
 
+from alpa_mlir.passes.intra_op import ilp
 from alpa_mlir.passes.intra_op.ilp import solve
 from alpa_mlir.passes.intra_op.ilp_graph import (
     CostGraph,
@@ -300,6 +301,31 @@ def test_edge_admitting_no_pair_is_named() -> None:
     graph = CostGraph((np.array([0.0, np.inf]), np.zeros(2)), (edge,))
     with pytest.raises(InfeasibleError, match=r"edge 1 -> 0 admits no pair"):
         solve(graph)
+
+
+@pytest.mark.parametrize("bad", [np.nan, -np.inf])
+def test_nan_or_minus_inf_costs_are_rejected_on_nodes_and_edges(bad) -> None:
+    with pytest.raises(IlpError, match=r"node 1: costs must be a non-empty vector without NaN or -inf"):
+        solve(CostGraph((np.zeros(2), np.array([0.0, bad]))))
+    edge = Edge(0, 1, np.array([[0.0, 1.0], [bad, np.inf]]))
+    with pytest.raises(IlpError, match=r"edge 0 -> 1: resharding cost must be .* without NaN or -inf"):
+        solve(CostGraph((np.zeros(2), np.zeros(2)), (edge,)))
+
+
+def test_equal_rows_are_classed_as_numpy_sorts_them_and_told_apart_by_shape() -> None:
+    # The ILP's edge variables are per class of equal rows (and columns) of a resharding
+    # matrix, remembered by the matrix's content: numbered as np.unique numbers them.
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        rows = rng.choice([0.0, -0.0, 1.5, 2.0, np.inf], size=(3, 3))
+        matrix = rows[rng.integers(0, 3, rng.integers(1, 7))]  # repeated rows
+        first, inverse = ilp._equal_rows(matrix.dtype.str, matrix.shape, matrix.tobytes())
+        want = np.unique(matrix, axis=0, return_index=True, return_inverse=True)[1:]
+        assert first.tolist() == want[0].tolist() and inverse.tolist() == want[1].ravel().tolist()
+    data = np.array([1.0, 1.0, 2.0, 2.0, 3.0, 3.0]).tobytes()  # 3x2: three classes; 2x3: two rows, one class each
+    assert ilp._equal_rows("<f8", (3, 2), data)[1].tolist() == [0, 1, 2]
+    assert ilp._equal_rows("<f8", (2, 3), data)[1].tolist() == [0, 1]
+    assert ilp._equal_rows("<f8", (6, 1), data)[1].tolist() == [0, 0, 1, 1, 2, 2]
 
 
 def test_unknown_solver_is_named_with_the_installed_ones() -> None:
