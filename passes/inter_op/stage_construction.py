@@ -30,7 +30,7 @@ from ...plans.pipeline_plan import PipelinePlan, StagePlacement
 from ..intra_op.auto_sharding import check_state
 from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
-from .stage_costing import CostCache, cost_stages, plan_stage
+from .stage_costing import CostCache, cost_stages, frozen_heap, plan_stage
 from .stage_dp import StageDPError
 from .stage_parts import part_numbers, rematerialize_free_ops, sum_per_stage
 from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes, virtual_stage_bounds
@@ -254,17 +254,18 @@ class StageConstructionPass(Pass):
         cache, found, errors = CostCache(), [], []
         stats = {"candidates": 0, "composed_ranges": 0, "pruned_candidates": 0, "cost_seconds": 0.0,
                  "dp_seconds": 0.0}
-        for name, layer in layerings:
-            try:
-                bound = min((f[2].latency for f in found), default=math.inf)
-                searched = self._search(main, name, layer, phase, cluster, profile, cache, stats, bound,
-                                        diagnostics)
-            except StageDPError as error:
-                errors.append(error)
-                continue
-            if searched is None:
-                return
-            found.append(searched)
+        with frozen_heap():
+            for name, layer in layerings:
+                try:
+                    bound = min((f[2].latency for f in found), default=math.inf)
+                    searched = self._search(main, name, layer, phase, cluster, profile, cache, stats, bound,
+                                            diagnostics)
+                except StageDPError as error:
+                    errors.append(error)
+                    continue
+                if searched is None:
+                    return
+                found.append(searched)
         if not found:
             diagnostics.error(main, f"stage construction: {errors[0]}")
             return

@@ -14,11 +14,14 @@ reads from its forward.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import gc
 import logging
 import math
 import multiprocessing
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -281,6 +284,24 @@ def compute_seconds(graph: StepGraph, indices: list[int], devices: int, profile:
             seconds += profile.elementwise_seconds(sum(math.prod(shape_of(r)) * itemsize_of(r) for r in written),
                                                    devices)
     return seconds
+
+
+@contextlib.contextmanager
+def frozen_heap() -> Iterator[None]:
+    """The objects alive before the stage search set aside from Python's garbage collector
+    while it runs (``gc.freeze``): its full collections walk every live object, and a traced
+    model leaves hundreds of thousands (JAX, Flax, the model's state) that the search never
+    frees (4-layer GPT-2: 390k objects, 1.0 of the search's 11.9 s in full collections).
+    Collections still run, over what the search makes. Left alone where the application
+    froze objects itself (its freeze is not ours to undo)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 class _Progress:

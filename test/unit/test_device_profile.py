@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 import math
 
@@ -162,6 +163,24 @@ def test_a_stages_compute_is_priced_once_per_device_count() -> None:
             compute_seconds(cache.graph, everything, 2, PROFILE)
         assert stage_costing._compute_seconds(options, PROFILE, cache, everything, 4) == pytest.approx(flops / 4e9)
         assert sorted(cache.compute) == [(tuple(everything), 2), (tuple(everything), 4)]
+
+
+def test_the_search_sets_the_objects_alive_before_it_aside_from_the_collector() -> None:
+    # Full collections during the search walk only what it makes; afterwards the heap is as
+    # before, and an application's own freeze is left in place.
+    assert gc.get_freeze_count() == 0
+    before = [object() for _ in range(10)]
+    with stage_costing.frozen_heap():
+        assert gc.get_freeze_count() >= len(before)
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with stage_costing.frozen_heap():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_stage_latencies_come_from_the_profile_file(tmp_path) -> None:
