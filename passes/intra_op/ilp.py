@@ -277,12 +277,13 @@ def _build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, mem
     return make, s_id, n_rows, need
 
 
-@functools.lru_cache(maxsize=8192)
+@functools.lru_cache(maxsize=2048)
 def _equal_rows(dtype: str, shape: tuple[int, int], data: bytes) -> tuple[np.ndarray, np.ndarray]:
     """The classes of equal rows of a matrix (given by its dtype, shape and C-order bytes):
     each class's first row and each row's class, numbered as ``np.unique`` sorts them.
     By content, because the stage search meets the same few resharding matrices in every
-    candidate (4-layer GPT-2: 15.5k edges, 1.5k distinct matrices)."""
+    candidate (4-layer GPT-2: 15.5k edges, 1.5k distinct matrices, 1.5 MB in all; at most
+    2048 are kept, 2048 k_a k_b 8 bytes: 40 MB for 50 strategies a side)."""
     matrix = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)
     first, inverse = np.unique(matrix, axis=0, return_index=True, return_inverse=True)[1:]
     inverse = inverse.ravel()
