@@ -16,8 +16,8 @@ instructions in their order:
 
 A set of streams that ``interleave`` orders without a deadlock cannot deadlock here:
 every recv waits for a send that comes before it in that order. When an instruction
-fails, the other threads stop at their next instruction or meeting, and
-:func:`run_streams` raises the failure.
+fails, or the caller is interrupted, the other threads stop at their next instruction
+or meeting, and :func:`run_streams` raises the failure.
 """
 
 from __future__ import annotations
@@ -97,7 +97,11 @@ def run_streams(order: Sequence[tuple[int, Instruction]], execute: Callable[[int
             raise
 
     futures = [pool.submit(walk, k, stream) for k, stream in streams.items()]
-    failures = [f.exception() for f in futures]  # waits for every thread
+    try:
+        failures = [f.exception() for f in futures]  # waits for every thread
+    except BaseException:  # Ctrl-C: the threads stop after their current program, not at exit
+        meetings.fail()
+        raise
     for failure in failures:
         if failure is not None and not isinstance(failure, _Abandoned):
             raise failure

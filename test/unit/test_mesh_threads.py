@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import _thread
 import concurrent.futures
 import threading
+import time
 
 import pytest
 from test_schedules import chain
@@ -89,3 +91,19 @@ def test_a_failure_stops_every_mesh_and_is_raised():
     with pytest.raises(RuntimeError, match="mesh 1 broke"):
         walk(order, execute, 2)
     assert Send(0, 0) not in executed and Run("a", 1) not in executed
+
+
+def test_an_interrupted_step_stops_every_mesh():
+    # Ctrl-C while the caller waits: mesh 1, at a recv whose send never comes, must stop
+    # too, or the interpreter would wait for its thread at exit.
+    def execute(k, instruction, index) -> None:
+        time.sleep(0.5)  # the caller is waiting for the threads by now
+        _thread.interrupt_main()
+
+    pool = concurrent.futures.ThreadPoolExecutor(2)
+    with pytest.raises(KeyboardInterrupt):
+        run_streams([(0, Run("a", 0)), (1, Recv(0, 0))], execute, pool)
+    stopped = threading.Thread(target=pool.shutdown)  # waits for both threads
+    stopped.start()
+    stopped.join(WAIT_S)
+    assert not stopped.is_alive(), "a mesh's thread still waits"
