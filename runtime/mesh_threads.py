@@ -70,14 +70,22 @@ class _Meetings:
             self._changed.notify_all()
 
 
-def run_streams(order: Sequence[tuple[int, Instruction]], execute: Callable[[int, Instruction, int], None],
-                pool: concurrent.futures.Executor) -> None:
-    """Execute ``order`` (mesh, instruction), each mesh's instructions in order on a thread of
-    ``pool`` (which needs a worker per mesh), the meshes at once; ``execute(mesh, instruction,
-    index)`` runs instruction ``index`` of ``order``. Raises the first failure."""
-    streams: dict[int, list[tuple[int, Instruction]]] = {}
+Streams = dict[int, list[tuple[int, Instruction]]]  # mesh -> (index in the order, instruction), in order
+
+
+def split_order(order: Sequence[tuple[int, Instruction]]) -> Streams:
+    """``order`` (mesh, instruction) as each mesh's instructions, with their indices in it."""
+    streams: Streams = {}
     for index, (k, instruction) in enumerate(order):
         streams.setdefault(k, []).append((index, instruction))
+    return streams
+
+
+def run_streams(streams: Streams, execute: Callable[[int, Instruction, int], None],
+                pool: concurrent.futures.Executor) -> None:
+    """Execute ``streams`` (:func:`split_order`'s), each mesh's instructions in order on a thread
+    of ``pool`` (which needs a worker per mesh), the meshes at once; ``execute(mesh,
+    instruction, index)`` runs instruction ``index`` of the order. Raises the first failure."""
     meetings = _Meetings()
 
     def walk(k: int, stream: list[tuple[int, Instruction]]) -> None:

@@ -88,7 +88,7 @@ from ..plans.reshard_plan import ReshardPlan, plan_reshard
 from ..plans.schedules import analyse, interleave, is_argument, reusable_arguments
 from ..plans.step_reader import read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable, compile_at_once
-from .mesh_threads import run_streams
+from .mesh_threads import run_streams, split_order
 from .transfer import CrossMeshTransfer
 from .watchdog import Watchdog
 
@@ -209,6 +209,7 @@ class PipeshardExecutable:
             else concurrent_meshes
         self._mesh_threads = concurrent.futures.ThreadPoolExecutor(len(streams), "alpa-mesh") \
             if len(streams) > 1 and not self.multi_controller else None
+        self._streams = split_order(self.order)  # what each mesh's thread walks
         # The means so far; one program per instruction (an eager add per value compiles per shape).
         self._accumulate = jax.jit(lambda sums, new: tuple(x / num_micro_batches if s is None else
                                                            s + x / num_micro_batches for s, x in zip(sums, new)))
@@ -273,7 +274,7 @@ class PipeshardExecutable:
             self._watchdog = Watchdog(self.instruction_timeout, self.where)
         try:
             if self.concurrent_meshes and self._mesh_threads is not None:
-                run_streams(self.order, functools.partial(self._execute, step), self._mesh_threads)
+                run_streams(self._streams, functools.partial(self._execute, step), self._mesh_threads)
             else:
                 for index, (k, instruction) in enumerate(self.order):
                     self._execute(step, k, instruction, index)

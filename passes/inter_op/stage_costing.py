@@ -111,7 +111,7 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
                     op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context),
                                                                   number)
                 cache.extracted[indices] = (stage, str(stage.module))
-            ranges[i, j] = (*cache.extracted[indices], list(indices))
+            ranges[i, j] = (*cache.extracted[indices], indices)
         stage, text, indices = ranges[i, j]
         for p, view in enumerate(views[k]):
             mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
@@ -237,11 +237,11 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
 
 
 def _compute_seconds(options: StageConstructionPass, profile: DeviceProfile | None, cache: CostCache,
-                     indices: list[int], devices: int) -> float:
+                     indices: tuple[int, ...], devices: int) -> float:
     """The analytic compute of a stage (``cache.graph``'s ops ``indices``) on ``devices``
     devices: priced by ``profile``, or its FLOPs at the option ``device-flops``. Once per
     search for each stage and device count (the logical views of a submesh share it)."""
-    key = (tuple(indices), devices)
+    key = (indices, devices)
     if key not in cache.compute:
         graph = cache.graph
         cache.compute[key] = compute_seconds(graph, indices, devices, profile) if profile is not None else \

@@ -155,7 +155,7 @@ def test_a_stages_compute_is_priced_once_per_device_count() -> None:
     with make_context():
         module = ir.Module.parse(MODULE)
         cache = CostCache(graph=StepGraph(module.body.operations[0]))
-        everything = list(range(len(cache.graph.ops)))
+        everything = tuple(range(len(cache.graph.ops)))
         options = StageConstructionPass(cluster_shape=(1, 4), device_flops=1e9)
         flops = 2 * 64 * 128 * 256 + 64 * 128 * 2 + 64 * 256  # the matmul, the add and multiply, the tanh
         assert stage_costing._compute_seconds(options, None, cache, everything, 4) == pytest.approx(flops / 4e9)

@@ -12,7 +12,7 @@ from test_schedules import chain
 
 from alpa_mlir.dialect.schedule_ops import Recv, Run, Send
 from alpa_mlir.plans.schedules import analyse, build_streams, interleave
-from alpa_mlir.runtime.mesh_threads import run_streams
+from alpa_mlir.runtime.mesh_threads import run_streams, split_order
 
 WAIT_S = 30.0  # far longer than any wait here takes; a test that reaches it has failed
 
@@ -24,7 +24,7 @@ def walk(order, execute, meshes: int) -> None:
     def run() -> None:
         try:
             with concurrent.futures.ThreadPoolExecutor(meshes) as pool:
-                run_streams(order, execute, pool)
+                run_streams(split_order(order), execute, pool)
         except BaseException as error:  # noqa: BLE001 (handed to the test)
             failure.append(error)
 
@@ -102,7 +102,7 @@ def test_an_interrupted_step_stops_every_mesh():
 
     pool = concurrent.futures.ThreadPoolExecutor(2)
     with pytest.raises(KeyboardInterrupt):
-        run_streams([(0, Run("a", 0)), (1, Recv(0, 0))], execute, pool)
+        run_streams(split_order([(0, Run("a", 0)), (1, Recv(0, 0))]), execute, pool)
     stopped = threading.Thread(target=pool.shutdown)  # waits for both threads
     stopped.start()
     stopped.join(WAIT_S)
