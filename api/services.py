@@ -3,8 +3,9 @@
 A pass declares such a need as a :func:`alpa_mlir.dialect.pass_registry.provided`
 field: ``alpa-auto-sharding`` a ``resharding_probe`` (``resharding-costs=xla``: what
 XLA's SPMD partitioner emits for a resharding), ``alpa-stage-construction`` a
-``stage_timer`` (``cost-model=profile``: how long a planned stage runs) and a
-``device_profiler`` (``device-profile=local``: this machine's device profile). The lowering
+``stage_timer`` (``cost-model=profile``: how long a planned stage runs), a
+``device_profiler`` (``device-profile=local``: this machine's device profile) and a
+``dot_timer`` (the same: the dots a search prices, timed once on this machine). The lowering
 and the runtime implement them; ``alpa-opt`` and the API give them to every pass they
 build with :func:`provide`.
 """
@@ -16,10 +17,11 @@ from collections.abc import Iterable
 
 from .dialect.pass_registry import Pass, Pipeline, flatten, provided_fields
 from .lowering.reshard_probe import resharding_probe
-from .runtime.device_profile import local_profile
+from .runtime.device_profile import local_dot_seconds, local_profile
 from .runtime.profiling import time_module
 
-IMPLEMENTATIONS = {"resharding_probe": resharding_probe, "stage_timer": time_module, "device_profiler": local_profile}
+IMPLEMENTATIONS = {"resharding_probe": resharding_probe, "stage_timer": time_module, "device_profiler": local_profile,
+                   "dot_timer": local_dot_seconds}
 
 
 def provide(elements: Iterable[Pass | Pipeline | str]) -> list[Pass | str]:

@@ -14,7 +14,13 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
 - ``collectives``: measured ``(kind, n, bytes, seconds)`` samples of collectives inside
   one host, launch excluded, ``bytes`` as ``intra_op.cost_model`` counts them (an
   all-gather's output, the others' input per device); ``intra_host_link`` fits that
-  model's alpha-beta (``alpha + beta * volume``) to them.
+  model's alpha-beta (``alpha + beta * volume``) to them;
+- ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
+  ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
+  once), each timed as a one-op program the first time a search prices it (Alpa's
+  profiling database): square matmuls at a FLOP/s mispredict the skinny, batched and
+  transposed dots of real models by up to 2x. A dot the table lacks is priced at
+  ``matmul_flops``.
 
 Sizes between the measured ones take the nearest measured size below.
 """
@@ -22,7 +28,8 @@ Sizes between the measured ones take the nearest measured size below.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -39,6 +46,38 @@ class DeviceProfileError(ValueError):
 
 
 @dataclass(frozen=True)
+class Dot:
+    """One device's share of a ``dot_general`` (``stablehlo.dot_general``'s dimension numbers
+    over these operand shapes) while ``devices`` devices of its host compute theirs at once."""
+
+    lhs: tuple[int, ...]
+    rhs: tuple[int, ...]
+    lhs_batch: tuple[int, ...]
+    rhs_batch: tuple[int, ...]
+    lhs_contracting: tuple[int, ...]
+    rhs_contracting: tuple[int, ...]
+    dtype: str  # of the operands, as numpy names it
+    result_dtype: str
+    devices: int
+
+    @property
+    def key(self) -> str:
+        """The dot as the profile's table names it, e.g.
+        ``float32[64,256]x[256,512] batch []x[] contracting [1]x[0] -> float32 on 4``."""
+        def dims(values: tuple[int, ...]) -> str:
+            return "[" + ",".join(map(str, values)) + "]"
+        return (f"{self.dtype}{dims(self.lhs)}x{dims(self.rhs)} batch {dims(self.lhs_batch)}x{dims(self.rhs_batch)} "
+                f"contracting {dims(self.lhs_contracting)}x{dims(self.rhs_contracting)} -> {self.result_dtype} "
+                f"on {self.devices}")
+
+    @property
+    def flops(self) -> float:
+        """Multiply-adds times two: every lhs element meets every free rhs element."""
+        free = [size for d, size in enumerate(self.rhs) if d not in self.rhs_batch + self.rhs_contracting]
+        return 2.0 * math.prod(self.lhs) * math.prod(free)
+
+
+@dataclass(frozen=True)
 class DeviceProfile(VersionedFile):
     platform: str  # jax's platform name: cpu, gpu, tpu
     device_kind: str
@@ -47,6 +86,7 @@ class DeviceProfile(VersionedFile):
     memory_bandwidth: dict[int, float]
     launch: dict[int, float]
     collectives: tuple[tuple[str, int, float, float], ...]  # (kind, devices, bytes as the cost model counts, s)
+    dots: dict[str, float] = field(default_factory=dict)  # Dot.key -> seconds
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a device profile"
@@ -60,6 +100,12 @@ class DeviceProfile(VersionedFile):
         sizes = sorted(by_size)
         rate = np.interp(np.log(max(per_device, 1.0)), np.log(sizes), [by_size[f] for f in sizes])
         return per_device / float(rate)
+
+    def dot_seconds(self, dot: Dot) -> float:
+        """Seconds of ``dot``: measured, else its FLOPs at the profile's matmul FLOP/s."""
+        seconds = self.dots.get(dot.key)
+        return seconds if seconds is not None else \
+            self.matmul_seconds(dot.flops * dot.devices, dot.dtype, dot.devices)
 
     def elementwise_seconds(self, nbytes: float, n: int) -> float:
         """Seconds to write ``nbytes`` of element-wise results split over ``n`` devices."""
@@ -89,10 +135,11 @@ class DeviceProfile(VersionedFile):
                                            for n, by_size in table.items()}
                               for dtype, table in data["matmul_flops"].items()},
                 memory_bandwidth=_by_size(data["memory_bandwidth"]), launch=_by_size(data["launch"]),
-                collectives=tuple((str(kind), int(n), float(b), float(s)) for kind, n, b, s in data["collectives"]))
+                collectives=tuple((str(kind), int(n), float(b), float(s)) for kind, n, b, s in data["collectives"]),
+                dots={str(key): float(seconds) for key, seconds in data.get("dots", {}).items()})
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise DeviceProfileError(f"{where}: malformed device profile ({type(error).__name__}: {error})") from None
-        positive = [*profile.memory_bandwidth.values(), *profile.launch.values(),
+        positive = [*profile.memory_bandwidth.values(), *profile.launch.values(), *profile.dots.values(),
                     *(v for table in profile.matmul_flops.values() for by_size in table.values()
                       for v in (*by_size, *by_size.values()))]
         if "float32" not in profile.matmul_flops or not profile.memory_bandwidth or not profile.launch or \

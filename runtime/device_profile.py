@@ -9,17 +9,23 @@ virtual devices, longer beside other work, whose load it then records) and write
 Every measurement is the median of timed runs after a warm-up, with the time of an
 empty program on as many devices taken off, except ``launch``, which is that time
 itself through the runtime's own :class:`~alpa_mlir.runtime.mesh_executable.MeshExecutable`.
+
+:func:`local_dot_seconds` completes the profile's dot table: the dots a stage search
+asks for that the cache lacks are timed (:func:`time_dots`) and added to the cached file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import hashlib
+import json
 import logging
 import os
 import re
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import jax
@@ -29,7 +35,7 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from ..dialect.mesh import DeviceMesh
-from ..plans.device_profile import DeviceProfile, DeviceProfileError
+from ..plans.device_profile import DeviceProfile, DeviceProfileError, Dot
 from .distributed import broadcast_string, is_multi_controller, process_info
 from .profiling import time_module
 
@@ -42,6 +48,8 @@ COLLECTIVE_BYTES = (1 << 14, 1 << 20)  # per device
 COLLECTIVE_CHAIN = 4  # collectives one after the other in each timed program
 DTYPES = ("float32", "bfloat16")
 REPEATS = 5
+DOT_ROUNDS = 7  # timed rounds over all the dots asked at once (each program's median)
+DOT_CHAIN = 4  # more dots in the longer of a dot's two programs
 
 
 @functools.cache
@@ -65,6 +73,81 @@ def cache_path() -> Path:
     return Path(root) / f"device-profile-{device.platform}-{kind}-{len(jax.local_devices())}{cores}.json"
 
 
+def local_dot_seconds(dots: Sequence[Dot]) -> dict[str, float]:
+    """Seconds of each of ``dots`` on the local devices (by ``Dot.key``): from the cached
+    profile or this process's earlier answers, the rest timed now, all at once, and added
+    to the cached profile. Under ``jax.distributed`` the coordinator times them and every
+    process takes its answer (all ask alike, as all plan alike)."""
+    missing = [dot for dot in dict.fromkeys(dots) if dot.key not in _TIMED_DOTS and dot.key not in local_profile().dots]
+    if missing:
+        coordinator = not is_multi_controller() or process_info().is_coordinator
+        measured = time_dots(missing) if coordinator else None
+        name = hashlib.sha1("\n".join(dot.key for dot in missing).encode()).hexdigest()
+        measured = json.loads(broadcast_string(f"dot-profile-{name}", json.dumps(measured) if coordinator else None))
+        _TIMED_DOTS.update(measured)
+        if coordinator:
+            _add_dots(cache_path(), measured)
+    return {dot.key: _TIMED_DOTS[dot.key] if dot.key in _TIMED_DOTS else local_profile().dots[dot.key]
+            for dot in dots}
+
+
+# The dots this process timed (local_profile() stays what the cache held when it was read).
+_TIMED_DOTS: dict[str, float] = {}
+
+
+def _add_dots(path: Path, dots: dict[str, float]) -> None:
+    """``dots`` added to the profile cached at ``path`` (as it is now: another process may
+    have added its own)."""
+    try:
+        profile = DeviceProfile.load(path)
+        _save(path, dataclasses.replace(profile, dots={**profile.dots, **dots}))
+    except (DeviceProfileError, OSError) as error:
+        logger.warning("cannot add the timed dots to the device profile in %s: %s", path, error)
+
+
+def time_dots(dots: Sequence[Dot], devices: list | None = None) -> dict[str, float]:
+    """Seconds of each of ``dots`` (by ``Dot.key``) on ``devices`` (the local ones), as one
+    more dot costs inside a program: the difference between a program of ``DOT_CHAIN + 1``
+    of them (each on operands of its own) and one of one, over ``DOT_CHAIN``. (A dot alone in its program is measured
+    up to 1.4x slower than in a stage's program; see ``benchmarks/dot_profile.py``.) In
+    each program ``dot.devices`` devices compute their share at once. All programs are
+    compiled first, then timed in ``DOT_ROUNDS`` rounds over all of them, so that a busy
+    moment of the machine touches every dot alike; each program's time is its median."""
+    devices = list(devices or jax.local_devices())
+    logger.info("timing %d dots (once; cached with the device profile)", len(dots))
+    start = time.perf_counter()
+    programs = []
+    for dot in dots:
+        mesh = Mesh(np.array(devices[:dot.devices]), ("d",))
+        numbers = ((dot.lhs_contracting, dot.rhs_contracting), (dot.lhs_batch, dot.rhs_batch))
+        body = functools.partial(_dots, numbers, np.dtype(jnp.dtype(dot.result_dtype)))
+        call = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("d"), out_specs=P("d")))
+        # Operands of their own for every dot of the chain: none is laid out once for all.
+        operands = [(_placed(mesh, (dot.devices, *dot.lhs), dot.dtype, 1.0 / max(dot.lhs, default=1)),
+                     _placed(mesh, (dot.devices, *dot.rhs), dot.dtype, 1.0 / max(dot.rhs, default=1)))
+                    for _ in range(DOT_CHAIN + 1)]
+        programs += [(call, (tuple(operands[:1]),)), (call, (tuple(operands),))]
+    for call, args in programs:  # compiles, and warms up
+        jax.block_until_ready(call(*args))
+    times: list[list[float]] = [[] for _ in programs]
+    for _ in range(DOT_ROUNDS):
+        for (call, args), timed in zip(programs, times):
+            begin = time.perf_counter()
+            jax.block_until_ready(call(*args))
+            timed.append(time.perf_counter() - begin)
+    medians = [statistics.median(t) for t in times]
+    seconds = {dot.key: max((medians[2 * k + 1] - medians[2 * k]) / DOT_CHAIN, 1e-7) for k, dot in enumerate(dots)}
+    logger.info("%d dots timed in %.1f s", len(dots), time.perf_counter() - start)
+    return seconds
+
+
+def _dots(numbers, result_dtype, operands: tuple[tuple[jax.Array, jax.Array], ...]) -> tuple[jax.Array, ...]:
+    """One device's dots, one per (lhs, rhs) pair, on its blocks (a leading axis of 1) of
+    operands split on that axis."""
+    return tuple(jax.lax.dot_general(lhs[0], rhs[0], numbers, preferred_element_type=result_dtype)[None]
+                 for lhs, rhs in operands)
+
+
 def cached_profile(path: Path) -> DeviceProfile:
     """The profile saved at ``path``; where there is none (or it does not read), the local
     devices measured and saved there."""
@@ -78,13 +161,18 @@ def cached_profile(path: Path) -> DeviceProfile:
     profile = measure_profile()
     logger.info("device profile measured in %.1f s", time.perf_counter() - start)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        profile.save(temporary)
-        os.replace(temporary, path)  # whole or not at all, should another process read it
+        _save(path, profile)
     except OSError as error:
         logger.warning("cannot cache the device profile in %s: %s", path, error.strerror)
     return profile
+
+
+def _save(path: Path, profile: DeviceProfile) -> None:
+    """``profile`` saved at ``path``, whole or not at all, should another process read it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(f".{os.getpid()}.tmp")
+    profile.save(temporary)
+    os.replace(temporary, path)
 
 
 def measure_profile(devices: list | None = None) -> DeviceProfile:

@@ -25,12 +25,12 @@ from ...dialect.host_callbacks import is_host_callback
 from ...dialect.mesh import MAX_DEVICES, DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, SEGMENT_ATTR, STAGE_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
-from ...plans.device_profile import DeviceProfile, DeviceProfileError
+from ...plans.device_profile import DeviceProfile, DeviceProfileError, Dot
 from ...plans.pipeline_plan import PipelinePlan, StagePlacement
 from ..intra_op.auto_sharding import check_state
 from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
-from .stage_costing import CostCache, cost_stages, frozen_heap, plan_stage
+from .stage_costing import CostCache, cost_stages, device_share, frozen_heap, plan_stage, with_timed_dots
 from .stage_dp import StageDPError
 from .stage_parts import part_numbers, rematerialize_free_ops, sum_per_stage
 from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes, virtual_stage_bounds
@@ -175,6 +175,9 @@ class StageConstructionPass(Pass):
         "(runtime.profiling.time_module)")
     device_profiler: Callable[[], DeviceProfile] | None = provided(
         "device-profile=local: this machine's device profile (runtime.device_profile.local_profile)")
+    dot_timer: Callable[[list[Dot]], dict[str, float]] | None = provided(
+        "device-profile=local: seconds of dots the profile lacks, by key (runtime.device_profile.local_dot_seconds; "
+        "without it they are priced at the profile's FLOP/s)")
     on_plan: Callable[[PipelinePlan], None] | None = provided("receives the stage plan, as the report file would")
 
     def __post_init__(self) -> None:
@@ -380,6 +383,10 @@ class StageConstructionPass(Pass):
         submeshes = sorted({k for _, _, k in candidates})
         views = {k: logical_shapes(k, self.logical_mesh_space) for k in submeshes}
         start = time.perf_counter()
+        if profile is not None and self.device_profile == "local":  # the prune's compute: dots not yet planned
+            profile = with_timed_dots(profile, (device_share(op, h * d, profile.devices) for h, d in submeshes
+                                                for op, p in zip(step_ops(main), phase) if p in (FORWARD, BACKWARD)),
+                                      self.dot_timer)
         LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
         cluster_shape = tuple(self.cluster_shape)
         probe = [(i, j, k) for i, j, k in candidates if j - i == 1 or (j - i == num_layers and k == cluster_shape)]

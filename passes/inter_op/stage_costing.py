@@ -21,12 +21,13 @@ import math
 import multiprocessing
 import sys
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 from jax._src.lib.mlir import ir
+from jax._src.lib.mlir.dialects import hlo
 
 from ...dialect.annotations import find_main, result_shardings
 from ...dialect.context import make_context
@@ -35,7 +36,7 @@ from ...dialect.mesh import DeviceMesh, PhysicalCluster
 from ...dialect.names import APPLY, BACKWARD, COPY_ATTR, FORWARD, LAYER_ATTR, PHASE_ATTR
 from ...dialect.pass_registry import Diagnostics
 from ...dialect.sharding import ShardingSpec, tile_bytes
-from ...plans.device_profile import DeviceProfile
+from ...plans.device_profile import DeviceProfile, Dot
 from ...plans.sharding_plan import ShardingPlan
 from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.ilp import HIGHS_MIP_GAP
@@ -129,11 +130,18 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
         diagnostics.failed = True
         return None
     planned, costed = cache.planned, cache.costed
+    # Each dot's share under its stage's plan, timed (device-profile=local) where the profile lacks it.
+    tiles = {key: plan_tiles(graph, work[key][2], planned[key][1], DeviceMesh(work[key][1].shape))
+             for _, key in kept if key not in costed}
+    if profile is not None and options.device_profile == "local":
+        profile = with_timed_dots(profile, (device_share(graph.ops[n], work[key][1].size, profile.devices, t)
+                                            for key, of_dots in tiles.items() for n, t in of_dots.items()),
+                                  options.dot_timer)
     for index, key in kept:
         stage, mesh, indices = work[key]
         if key not in costed:  # once per distinct stage and mesh (profiling runs it)
             cost = _stage_cost(options, profile, stage, mesh, *planned[key], cache, indices, phase, main,
-                               diagnostics)
+                               tiles[key], diagnostics)
             if cost is None:
                 return None
             costed[key] = cost
@@ -199,11 +207,11 @@ def _plan_all(jobs: int, mip_gap: float, work: dict, context: ir.Context, diagno
 def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, stage, mesh: DeviceMesh,
                 plan: ShardingPlan,
                 shardings: list[list[str]],
-                planned: ir.Module, cache: CostCache, indices, phase, main,
+                planned: ir.Module, cache: CostCache, indices, phase, main, tiles: dict[int, tuple[int, ...]],
                 diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
     """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
     stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
-    the annotated module)."""
+    the annotated module; ``tiles``: :func:`plan_tiles`)."""
     if options.cost_model == "profile":
         if options.stage_timer is None:
             diagnostics.error(main, "option 'cost-model=profile' times stages with a stage timer the pass is not "
@@ -215,7 +223,8 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
             diagnostics.error(main, f"option 'cost-model=profile': {error}")
             return None
     else:
-        latency = _compute_seconds(options, profile, cache, indices, mesh.size) + plan.objective
+        latency = plan.objective + (_compute_seconds(options, None, cache, indices, mesh.size) if profile is None
+                                    else compute_seconds(cache.graph, indices, mesh.size, profile, tiles))
     arguments = list(main.regions[0].blocks[0].arguments)
     read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
             if value in arguments and v.spec is not None]
@@ -262,10 +271,80 @@ _MATMULS = frozenset({"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convo
 _DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
 
 
-def compute_seconds(graph: StepGraph, indices: list[int], devices: int, profile: DeviceProfile) -> float:
+def device_share(op: ir.Operation, devices: int, host_devices: int,
+                 tiles: Sequence[int] | None = None) -> Dot | None:
+    """One device's share of a ``dot_general`` split over ``devices`` devices
+    (``host_devices`` of them at once); None for other ops and non-float dots.
+
+    ``tiles``: the shards of each result dimension under a plan. The batch and free
+    dimensions are split as the result is, and the devices that hold the same result tile
+    split the contracting dimensions (partial sums: the intra-op pass keeps no algorithm
+    that repeats a dot's work on a mesh axis). Without a plan (a stage not yet planned):
+    the first lhs dimension that ``devices`` divides, with its rhs partner (the batch, in
+    a batch-major model's dots), else the first such free rhs dimension, else the largest
+    lhs dimension, rounded up. Either way the share has the dot's FLOPs over the devices."""
+    if op.name != "stablehlo.dot_general":
+        return None
+    lhs, rhs = list(shape_of(op.operands[0]) or ()), list(shape_of(op.operands[1]) or ())
+    dtypes = [str(ir.RankedTensorType(v.type).element_type) for v in (op.operands[0], op.results[0])]
+    if not lhs or not rhs or not all(dtype in _DTYPES for dtype in dtypes):
+        return None
+    numbers = hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    lhs_batch, rhs_batch = tuple(numbers.lhs_batching_dimensions), tuple(numbers.rhs_batching_dimensions)
+    lhs_contracting, rhs_contracting = tuple(numbers.lhs_contracting_dimensions), \
+        tuple(numbers.rhs_contracting_dimensions)
+    partner = {**dict(zip(lhs_batch, rhs_batch)), **dict(zip(lhs_contracting, rhs_contracting))}
+    lhs_free = [d for d in range(len(lhs)) if d not in lhs_batch + lhs_contracting]
+    rhs_free = [d for d in range(len(rhs)) if d not in rhs_batch + rhs_contracting]
+
+    def split_lhs(d: int, count: int) -> None:
+        lhs[d] = -(-lhs[d] // count)
+        if d in partner:
+            rhs[partner[d]] = lhs[d]
+
+    if tiles is not None:  # result dimensions: batch, lhs free, rhs free
+        for d, count in zip([*lhs_batch, *lhs_free], tiles):
+            split_lhs(d, count)
+        for d, count in zip(rhs_free, tiles[len(lhs_batch) + len(lhs_free):]):
+            rhs[d] = -(-rhs[d] // count)
+        rest = devices // math.prod(tiles)
+        if rest > 1 and lhs_contracting:
+            split_lhs(next((d for d in lhs_contracting if lhs[d] % rest == 0),
+                           max(lhs_contracting, key=lambda d: lhs[d])), rest)
+    elif any(size % devices == 0 for size in lhs) or not any(rhs[d] % devices == 0 for d in rhs_free):
+        split_lhs(next((d for d in range(len(lhs)) if lhs[d] % devices == 0), lhs.index(max(lhs))), devices)
+    else:
+        d = next(d for d in rhs_free if rhs[d] % devices == 0)
+        rhs[d] //= devices
+    return Dot(tuple(lhs), tuple(rhs), lhs_batch, rhs_batch, lhs_contracting, rhs_contracting,
+               _DTYPES[dtypes[0]], _DTYPES[dtypes[1]], min(devices, host_devices))
+
+
+def with_timed_dots(profile: DeviceProfile, dots: Iterable[Dot | None],
+                    timer: Callable[[list[Dot]], dict[str, float]] | None) -> DeviceProfile:
+    """``profile`` with the seconds ``timer`` gives for those of ``dots`` its table lacks
+    (all at once; None entries skipped); ``profile`` itself without a timer."""
+    missing = list({dot.key: dot for dot in dots if dot is not None and dot.key not in profile.dots}.values())
+    return replace(profile, dots={**profile.dots, **timer(missing)}) if missing and timer is not None else profile
+
+
+def plan_tiles(graph: StepGraph, indices: Sequence[int], shardings: list[list[str]],
+               mesh: DeviceMesh) -> dict[int, tuple[int, ...]]:
+    """The shards of each result dimension of the dots among ``graph``'s ops ``indices``
+    (``shardings``: each op's result shardings, in op order) on ``mesh``, by op number."""
+    return {n: tuple(spec.num_shards(d, mesh) for d in range(spec.rank))
+            for n, texts in zip(sorted(indices), shardings) if graph.ops[n].name == "stablehlo.dot_general"
+            and (shape := shape_of(graph.ops[n].results[0])) is not None
+            and (spec := ShardingSpec.from_mhlo(texts[0], mesh, len(shape)))}
+
+
+def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, profile: DeviceProfile,
+                    tiles: dict[int, tuple[int, ...]] | None = None) -> float:
     """The compute of a stage (``graph``'s ops ``indices``) on ``devices`` devices as
-    ``profile`` prices it, the work split evenly over the devices: matmuls and convolutions
-    at the profile's FLOP/s of their result type; other ops at its memory bandwidth for the
+    ``profile`` prices it, the work split evenly over the devices: a ``dot_general`` at the
+    profile's time of one device's share (:func:`device_share`; under a plan when
+    ``tiles`` gives the shards of its result, by op number), other matmuls and
+    convolutions at its FLOP/s of their result type; other ops at its memory bandwidth for the
     bytes they write, where an element-wise op writes only what leaves its fused chain (a
     result read outside the stage or by an op that is not element-wise) and views and
     broadcasts write nothing; and two program launches (the forward's and the backward's)."""
@@ -274,7 +353,10 @@ def compute_seconds(graph: StepGraph, indices: list[int], devices: int, profile:
     seconds = 2 * profile.launch_seconds(devices)
     for n in indices:
         op = graph.ops[n]
-        if op.name in _MATMULS:
+        dot = device_share(op, devices, profile.devices, None if tiles is None else tiles.get(n))
+        if dot is not None:
+            seconds += profile.dot_seconds(dot)
+        elif op.name in _MATMULS:
             dtype = str(ir.RankedTensorType(op.results[0].type).element_type)
             seconds += profile.matmul_seconds(op_flops(op), _DTYPES.get(dtype, dtype), devices)
         elif op.name not in _FREE_OPS:
