@@ -16,6 +16,7 @@ asks for that the cache lacks are timed (:func:`time_dots`) and added to the cac
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import functools
 import hashlib
@@ -127,7 +128,10 @@ def time_dots(dots: Sequence[Dot], devices: list | None = None) -> dict[str, flo
                      _placed(mesh, (dot.devices, *dot.rhs), dot.dtype, 1.0 / max(dot.rhs, default=1)))
                     for _ in range(DOT_CHAIN + 1)]
         programs += [(call, (tuple(operands[:1]),)), (call, (tuple(operands),))]
-    for call, args in programs:  # compiles, and warms up
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:  # XLA compiles without the GIL
+        programs = list(zip(pool.map(lambda program: program[0].lower(*program[1]).compile(), programs),
+                            (args for _, args in programs)))
+    for call, args in programs:  # warms up
         jax.block_until_ready(call(*args))
     times: list[list[float]] = [[] for _ in programs]
     for _ in range(DOT_ROUNDS):
