@@ -672,6 +672,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a one-minute subset")
     parser.add_argument("--parts", default="steps,overhead,reshard,memory,interleaved",
                         help="comma-separated subset")
+    parser.add_argument("--models", default="mlp,gpt", help="part 1's models (comma-separated)")
+    parser.add_argument("--stages", default="2,4", help="part 1's stage counts S, each on S equal submeshes of "
+                                                        "the 8 devices (comma-separated; 8: a device per mesh)")
+    parser.add_argument("--delta", type=float, default=None,
+                        help="the layer clustering's delta for every model (default: each model's own)")
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=7, help="timed steps (median)")
     parser.add_argument("--out", default="", help="output path without extension "
@@ -688,7 +693,14 @@ def main(argv: list[str] | None = None) -> int:
     repeat = 3 if q else args.repeat
     out = Path(args.out or ("benchmarks/results/pipeshard_quick" if q else "benchmarks/results/pipeshard"))
     out.parent.mkdir(parents=True, exist_ok=True)
-    grid = [("mlp", 2, 4)] if q else [(m, s, b) for m in ("mlp", "gpt") for s in (2, 4) for b in (1, 4, 8)]
+    try:
+        models, stages = args.models.split(","), [int(s) for s in args.stages.split(",")]
+    except ValueError:
+        parser.error(f"--stages takes comma-separated stage counts; got {args.stages!r}")
+    if set(models) - set(WORKLOADS) or any(s < 1 or 8 % s for s in stages):
+        parser.error(f"--models are among {sorted(WORKLOADS)} and --stages divide the 8 devices; got "
+                     f"{args.models!r}, {args.stages!r}")
+    grid = [("mlp", 2, 4)] if q else [(m, s, b) for m in models for s in stages for b in (1, 4, 8)]
     overhead_grid = [(2, 4)] if q else [(s, b) for s in (2, 4) for b in (1, 8)]
     sizes = [1, 4] if q else [1, 4, 16, 64]
     cases = RESHARD_CASES[:2] if q else RESHARD_CASES
@@ -703,6 +715,8 @@ def main(argv: list[str] | None = None) -> int:
     result = {"machine": machine_info(), "settings": settings, "steps": [], "references": [], "overhead": [],
               "reshard": [], "memory": [], "interleaved": []}
     works = {name: workload(name) for name in WORKLOADS}
+    if args.delta is not None:
+        works = {name: dataclasses.replace(work, delta=args.delta) for name, work in works.items()}
     compiled: dict[tuple, Any] = {}  # (model, S, B, schedule) -> pipelined step, shared by parts 1 and 4
 
     def record(section: str, row: dict) -> None:
