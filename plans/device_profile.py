@@ -17,10 +17,11 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   model's alpha-beta (``alpha + beta * volume``) to them;
 - ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
   ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
-  once), each timed as a one-op program the first time a search prices it (Alpa's
+  once), each timed in a program of such dots the first time a search prices it (Alpa's
   profiling database): square matmuls at a FLOP/s mispredict the skinny, batched and
-  transposed dots of real models by up to 2x. A dot the table lacks is priced at
-  ``matmul_flops``.
+  transposed dots of real models by up to 3x. A dot the table lacks is priced at
+  ``matmul_flops``; ``dot_peaks[dtype][n]`` is the highest FLOP/s per device a timed dot
+  of ``dtype`` reached on ``n`` devices (some beat the square matmuls), for bounds.
 
 Sizes between the measured ones take the nearest measured size below.
 """
@@ -28,6 +29,7 @@ Sizes between the measured ones take the nearest measured size below.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -39,6 +41,10 @@ from .json_files import VersionedFile
 
 # The ring volume factor of each collective kind (intra_op.cost_model's table).
 _VOLUME = {"all-reduce": 2.0, "all-gather": 1.0, "reduce-scatter": 1.0, "all-to-all": 1.0}
+
+
+# Dots timed faster than this are left out of the peaks: their FLOP/s would be the timer's noise.
+PEAK_RESOLUTION = 1e-6
 
 
 class DeviceProfileError(ValueError):
@@ -87,6 +93,7 @@ class DeviceProfile(VersionedFile):
     launch: dict[int, float]
     collectives: tuple[tuple[str, int, float, float], ...]  # (kind, devices, bytes as the cost model counts, s)
     dots: dict[str, float] = field(default_factory=dict)  # Dot.key -> seconds
+    dot_peaks: dict[str, dict[int, float]] = field(default_factory=dict)  # dtype -> devices -> FLOP/s per device
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a device profile"
@@ -100,6 +107,22 @@ class DeviceProfile(VersionedFile):
         sizes = sorted(by_size)
         rate = np.interp(np.log(max(per_device, 1.0)), np.log(sizes), [by_size[f] for f in sizes])
         return per_device / float(rate)
+
+    def fastest_matmul_seconds(self, flops: float, dtype: str, n: int) -> float:
+        """A lower bound on the seconds of any matmul of ``flops`` FLOPs of ``dtype`` over ``n``
+        devices: at the higher of the square matmuls' FLOP/s and the fastest timed dot's."""
+        peak = self.dot_peaks.get(dtype, {}).get(n, 0.0)
+        return min(self.matmul_seconds(flops, dtype, n), flops / n / peak if peak else math.inf)
+
+    def with_dots(self, timed: dict[Dot, float]) -> DeviceProfile:
+        """The profile with ``timed`` (seconds of each dot) in its dot table and peaks."""
+        peaks = {dtype: dict(by_n) for dtype, by_n in self.dot_peaks.items()}
+        for dot, seconds in timed.items():
+            if seconds > PEAK_RESOLUTION:
+                by_n = peaks.setdefault(dot.dtype, {})
+                by_n[dot.devices] = max(by_n.get(dot.devices, 0.0), dot.flops / seconds)
+        return dataclasses.replace(self, dots={**self.dots, **{dot.key: s for dot, s in timed.items()}},
+                                   dot_peaks=peaks)
 
     def dot_seconds(self, dot: Dot) -> float:
         """Seconds of ``dot``: measured, else its FLOPs at the profile's matmul FLOP/s."""
@@ -136,10 +159,12 @@ class DeviceProfile(VersionedFile):
                               for dtype, table in data["matmul_flops"].items()},
                 memory_bandwidth=_by_size(data["memory_bandwidth"]), launch=_by_size(data["launch"]),
                 collectives=tuple((str(kind), int(n), float(b), float(s)) for kind, n, b, s in data["collectives"]),
-                dots={str(key): float(seconds) for key, seconds in data.get("dots", {}).items()})
+                dots={str(key): float(seconds) for key, seconds in data.get("dots", {}).items()},
+                dot_peaks={str(dtype): _by_size(by_n) for dtype, by_n in data.get("dot_peaks", {}).items()})
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise DeviceProfileError(f"{where}: malformed device profile ({type(error).__name__}: {error})") from None
         positive = [*profile.memory_bandwidth.values(), *profile.launch.values(), *profile.dots.values(),
+                    *(v for by_n in profile.dot_peaks.values() for v in by_n.values()),
                     *(v for table in profile.matmul_flops.values() for by_size in table.values()
                       for v in (*by_size, *by_size.values()))]
         if "float32" not in profile.matmul_flops or not profile.memory_bandwidth or not profile.launch or \

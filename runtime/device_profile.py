@@ -17,7 +17,6 @@ asks for that the cache lacks are timed (:func:`time_dots`) and added to the cac
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import functools
 import hashlib
 import json
@@ -87,7 +86,7 @@ def local_dot_seconds(dots: Sequence[Dot]) -> dict[str, float]:
         measured = json.loads(broadcast_string(f"dot-profile-{name}", json.dumps(measured) if coordinator else None))
         _TIMED_DOTS.update(measured)
         if coordinator:
-            _add_dots(cache_path(), measured)
+            _add_dots(cache_path(), {dot: measured[dot.key] for dot in missing})
     return {dot.key: _TIMED_DOTS[dot.key] if dot.key in _TIMED_DOTS else local_profile().dots[dot.key]
             for dot in dots}
 
@@ -96,12 +95,11 @@ def local_dot_seconds(dots: Sequence[Dot]) -> dict[str, float]:
 _TIMED_DOTS: dict[str, float] = {}
 
 
-def _add_dots(path: Path, dots: dict[str, float]) -> None:
+def _add_dots(path: Path, dots: dict[Dot, float]) -> None:
     """``dots`` added to the profile cached at ``path`` (as it is now: another process may
     have added its own)."""
     try:
-        profile = DeviceProfile.load(path)
-        _save(path, dataclasses.replace(profile, dots={**profile.dots, **dots}))
+        _save(path, DeviceProfile.load(path).with_dots(dots))
     except (DeviceProfileError, OSError) as error:
         logger.warning("cannot add the timed dots to the device profile in %s: %s", path, error)
 

@@ -30,7 +30,7 @@ from ...plans.pipeline_plan import PipelinePlan, StagePlacement
 from ..intra_op.auto_sharding import check_state
 from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
-from .stage_costing import CostCache, cost_stages, device_share, frozen_heap, plan_stage, with_timed_dots
+from .stage_costing import CostCache, cost_stages, frozen_heap, plan_stage
 from .stage_dp import StageDPError
 from .stage_parts import part_numbers, rematerialize_free_ops, sum_per_stage
 from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes, virtual_stage_bounds
@@ -142,7 +142,8 @@ class StageConstructionPass(Pass):
     jobs: int = field(default=1, metadata={"help": "processes planning candidates at once (analytic costs)"})
     prune: bool = field(default=True, metadata={
         "help": "skip the candidates whose compute alone rules them out of a better plan than one already costed "
-                "(the plan found is the same); off: cost every candidate, e.g. for each one's latency in the report"})
+                "(the plan found is the same); off: cost every candidate, e.g. for each one's latency in the "
+                "report"})
     mip_gap: float = field(default=0.01, metadata={
         "help": "the candidates' intra-op plans may cost this fraction more than their optimum (alpa-auto-sharding's "
                 "mip-gap; well inside the cost model's own error); the chosen stages are planned to 1e-4"})
@@ -383,10 +384,6 @@ class StageConstructionPass(Pass):
         submeshes = sorted({k for _, _, k in candidates})
         views = {k: logical_shapes(k, self.logical_mesh_space) for k in submeshes}
         start = time.perf_counter()
-        if profile is not None and self.device_profile == "local":  # the prune's compute: dots not yet planned
-            profile = with_timed_dots(profile, (device_share(op, h * d, profile.devices) for h, d in submeshes
-                                                for op, p in zip(step_ops(main), phase) if p in (FORWARD, BACKWARD)),
-                                      self.dot_timer)
         LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
         cluster_shape = tuple(self.cluster_shape)
         probe = [(i, j, k) for i, j, k in candidates if j - i == 1 or (j - i == num_layers and k == cluster_shape)]

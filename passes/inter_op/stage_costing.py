@@ -22,7 +22,7 @@ import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -271,18 +271,14 @@ _MATMULS = frozenset({"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convo
 _DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
 
 
-def device_share(op: ir.Operation, devices: int, host_devices: int,
-                 tiles: Sequence[int] | None = None) -> Dot | None:
-    """One device's share of a ``dot_general`` split over ``devices`` devices
-    (``host_devices`` of them at once); None for other ops and non-float dots.
-
-    ``tiles``: the shards of each result dimension under a plan. The batch and free
-    dimensions are split as the result is, and the devices that hold the same result tile
-    split the contracting dimensions (partial sums: the intra-op pass keeps no algorithm
-    that repeats a dot's work on a mesh axis). Without a plan (a stage not yet planned):
-    the first lhs dimension that ``devices`` divides, with its rhs partner (the batch, in
-    a batch-major model's dots), else the first such free rhs dimension, else the largest
-    lhs dimension, rounded up. Either way the share has the dot's FLOPs over the devices."""
+def device_share(op: ir.Operation, devices: int, host_devices: int, tiles: Sequence[int]) -> Dot | None:
+    """One device's share of a ``dot_general`` on ``devices`` devices (``host_devices`` of
+    them at once) under a plan that splits its result dimensions into ``tiles``; None for
+    other ops and non-float dots. The batch and free dimensions are split as the result
+    is, and the devices that hold the same result tile split the contracting dimensions
+    (partial sums: the intra-op pass keeps no algorithm that repeats a dot's work on a mesh
+    axis), so the share has the dot's FLOPs over the devices (more where a dimension does
+    not divide: it is rounded up, as XLA pads it)."""
     if op.name != "stablehlo.dot_general":
         return None
     lhs, rhs = list(shape_of(op.operands[0]) or ()), list(shape_of(op.operands[1]) or ())
@@ -302,20 +298,14 @@ def device_share(op: ir.Operation, devices: int, host_devices: int,
         if d in partner:
             rhs[partner[d]] = lhs[d]
 
-    if tiles is not None:  # result dimensions: batch, lhs free, rhs free
-        for d, count in zip([*lhs_batch, *lhs_free], tiles):
-            split_lhs(d, count)
-        for d, count in zip(rhs_free, tiles[len(lhs_batch) + len(lhs_free):]):
-            rhs[d] = -(-rhs[d] // count)
-        rest = devices // math.prod(tiles)
-        if rest > 1 and lhs_contracting:
-            split_lhs(next((d for d in lhs_contracting if lhs[d] % rest == 0),
-                           max(lhs_contracting, key=lambda d: lhs[d])), rest)
-    elif any(size % devices == 0 for size in lhs) or not any(rhs[d] % devices == 0 for d in rhs_free):
-        split_lhs(next((d for d in range(len(lhs)) if lhs[d] % devices == 0), lhs.index(max(lhs))), devices)
-    else:
-        d = next(d for d in rhs_free if rhs[d] % devices == 0)
-        rhs[d] //= devices
+    for d, count in zip([*lhs_batch, *lhs_free], tiles):  # the result's dimensions: batch, lhs free, rhs free
+        split_lhs(d, count)
+    for d, count in zip(rhs_free, tiles[len(lhs_batch) + len(lhs_free):]):
+        rhs[d] = -(-rhs[d] // count)
+    rest = devices // math.prod(tiles)
+    if rest > 1 and lhs_contracting:
+        split_lhs(next((d for d in lhs_contracting if lhs[d] % rest == 0), max(lhs_contracting, key=lambda d: lhs[d])),
+                  rest)
     return Dot(tuple(lhs), tuple(rhs), lhs_batch, rhs_batch, lhs_contracting, rhs_contracting,
                _DTYPES[dtypes[0]], _DTYPES[dtypes[1]], min(devices, host_devices))
 
@@ -325,7 +315,10 @@ def with_timed_dots(profile: DeviceProfile, dots: Iterable[Dot | None],
     """``profile`` with the seconds ``timer`` gives for those of ``dots`` its table lacks
     (all at once; None entries skipped); ``profile`` itself without a timer."""
     missing = list({dot.key: dot for dot in dots if dot is not None and dot.key not in profile.dots}.values())
-    return replace(profile, dots={**profile.dots, **timer(missing)}) if missing and timer is not None else profile
+    if not missing or timer is None:
+        return profile
+    seconds = timer(missing)
+    return profile.with_dots({dot: seconds[dot.key] for dot in missing})
 
 
 def plan_tiles(graph: StepGraph, indices: Sequence[int], shardings: list[list[str]],
@@ -341,10 +334,12 @@ def plan_tiles(graph: StepGraph, indices: Sequence[int], shardings: list[list[st
 def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, profile: DeviceProfile,
                     tiles: dict[int, tuple[int, ...]] | None = None) -> float:
     """The compute of a stage (``graph``'s ops ``indices``) on ``devices`` devices as
-    ``profile`` prices it, the work split evenly over the devices: a ``dot_general`` at the
-    profile's time of one device's share (:func:`device_share`; under a plan when
-    ``tiles`` gives the shards of its result, by op number), other matmuls and
-    convolutions at its FLOP/s of their result type; other ops at its memory bandwidth for the
+    ``profile`` prices it, the work split evenly over the devices: under a plan
+    (``tiles``: the shards of each dot's result, by op number) a ``dot_general`` at the
+    profile's time of one device's share (:func:`device_share`); matmuls and convolutions
+    otherwise at the profile's fastest FLOP/s for their result type (without a plan: a bound
+    for the prune, below what any plan's dots were measured to take); other ops at its memory
+    bandwidth for the
     bytes they write, where an element-wise op writes only what leaves its fused chain (a
     result read outside the stage or by an op that is not element-wise) and views and
     broadcasts write nothing; and two program launches (the forward's and the backward's)."""
@@ -353,12 +348,12 @@ def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, prof
     seconds = 2 * profile.launch_seconds(devices)
     for n in indices:
         op = graph.ops[n]
-        dot = device_share(op, devices, profile.devices, None if tiles is None else tiles.get(n))
+        dot = device_share(op, devices, profile.devices, tiles[n]) if tiles is not None and n in tiles else None
         if dot is not None:
             seconds += profile.dot_seconds(dot)
         elif op.name in _MATMULS:
             dtype = str(ir.RankedTensorType(op.results[0].type).element_type)
-            seconds += profile.matmul_seconds(op_flops(op), _DTYPES.get(dtype, dtype), devices)
+            seconds += profile.fastest_matmul_seconds(op_flops(op), _DTYPES.get(dtype, dtype), devices)
         elif op.name not in _FREE_OPS:
             written = [r for r in op.results if shape_of(r) is not None and (
                 op.name not in _ELEMENTWISE or not graph.value_users.get(r) or

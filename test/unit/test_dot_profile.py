@@ -1,5 +1,6 @@
-"""The device profile's dot table: one device's share of a dot, its key and price, the
-timing of dots as one-op programs, the cache, and stage costs priced from the table."""
+"""The device profile's dot table: one device's share of a dot under a plan, its key and
+price, the timing of dots in programs of them, the cache, and stage costs priced
+from the table."""
 
 from __future__ import annotations
 
@@ -46,47 +47,26 @@ func.func @main(%a: {tensor(lhs)}, %b: {tensor(rhs)}) -> {tensor(result)} {{
     return module, module.body.operations[0].regions[0].blocks[0].operations[0]
 
 
-@pytest.mark.parametrize("lhs, rhs, batch, contracting, devices, share", [
-    # Data parallel: the batch (the lhs's first dimension) is split.
-    ((256, 768), (768, 512), ([], []), ([1], [0]), 4, ((64, 768), (768, 512))),
-    # Attention: the batch dimension, and its rhs partner.
-    ((8, 12, 64, 32), (8, 12, 64, 32), ([0, 1], [0, 1]), ([3], [3]), 8, ((1, 12, 64, 32), (1, 12, 64, 32))),
-    # A weight gradient contracts over the batch: split, with its rhs partner (a partial sum each).
-    ((8, 64, 256), (8, 64, 512), ([], []), ([0, 1], [0, 1]), 4, ((2, 64, 256), (2, 64, 512))),
-    # 3 divides no lhs dimension: the rhs's free one.
-    ((4, 8), (8, 6), ([], []), ([1], [0]), 3, ((4, 8), (8, 2))),
-    # Nothing divides: the largest lhs dimension, rounded up.
-    ((5, 7), (7, 5), ([], []), ([1], [0]), 3, ((5, 3), (3, 5))),
-])
-def test_a_devices_share_splits_the_first_dimension_the_devices_divide(lhs, rhs, batch, contracting, devices,
-                                                                      share) -> None:
-    with make_context():
-        _, op = dot_op(lhs, rhs, batch, contracting)
-        dot = device_share(op, devices, host_devices=4)
-    assert (dot.lhs, dot.rhs) == share
-    assert (dot.lhs_batch, dot.rhs_batch, dot.lhs_contracting, dot.rhs_contracting) == \
-        (*map(tuple, batch), *map(tuple, contracting))
-    assert dot.dtype == dot.result_dtype == "float32" and dot.devices == min(devices, 4)
-
-
 @pytest.mark.parametrize("seed", range(20))
-def test_an_even_share_has_the_whole_dots_flops_over_the_devices(seed: int) -> None:
-    # Against the loop nest counted point by point: batch, lhs free, rhs free, contracting.
+def test_a_share_has_the_whole_dots_flops_over_the_devices(seed: int) -> None:
+    # Against the loop nest counted point by point (batch, lhs free, rhs free, contracting),
+    # under random result tiles on 8 devices.
     rng = np.random.default_rng(seed)
-    sizes = [int(s) for s in rng.choice([1, 2, 3, 4, 6, 8], size=4)]
-    b, m, n, k = sizes
+    b, m, n, k = (int(s) for s in rng.choice([1, 2, 3, 4, 6, 8], size=4))
     lhs, rhs = (b, m, k), (b, k, n)
-    devices = int(rng.choice([1, 2, 4, 8]))
+    tiles = tuple(int(t) for t in rng.choice([1, 2], size=3))
     with make_context():
         _, op = dot_op(lhs, rhs, ([0], [0]), ([2], [1]))
-        dot = device_share(op, devices, host_devices=8)
+        dot = device_share(op, 8, 8, tiles)
     whole = 2 * sum(1 for _ in itertools.product(range(b), range(m), range(n), range(k)))
-    if any(s % devices == 0 for s in (b, m, k, n)):
-        assert dot.flops * devices == whole
-    else:  # rounded up: at least an even share, less than one more slice of the largest dimension
-        assert whole / devices <= dot.flops < whole / devices + whole / max(lhs)
+    rest = 8 // math.prod(tiles)
+    if all(s % t == 0 for s, t in zip((b, m, n), tiles)) and k % rest == 0:
+        assert dot.flops * 8 == whole
+    else:  # rounded up: at least an even share
+        assert dot.flops * 8 >= whole
     # The rhs always matches the lhs on batch and contracting dimensions.
     assert dot.lhs[0] == dot.rhs[0] and dot.lhs[2] == dot.rhs[1]
+    assert dot.lhs[0] == -(-b // tiles[0]) and dot.lhs[1] == -(-m // tiles[1]) and dot.rhs[2] == -(-n // tiles[2])
 
 
 @pytest.mark.parametrize("tiles, share", [
@@ -121,14 +101,14 @@ def test_other_ops_and_integer_dots_have_no_share() -> None:
     with make_context():
         module = ir.Module.parse(MODULE)
         ops = list(module.body.operations[0].regions[0].blocks[0].operations)
-        assert [device_share(op, 4, 4) is not None for op in ops] == [False, False, True, False, False, False]
+        assert [device_share(op, 4, 4, (4, 1)) is not None for op in ops] == [False, False, True, False, False, False]
         integer = ir.Module.parse("""
 func.func @main(%a: tensor<4x4xi32>) -> tensor<4x4xi32> {
   %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0]
       : (tensor<4x4xi32>, tensor<4x4xi32>) -> tensor<4x4xi32>
   return %0 : tensor<4x4xi32>
 }""")
-        assert device_share(integer.body.operations[0].regions[0].blocks[0].operations[0], 4, 4) is None
+        assert device_share(integer.body.operations[0].regions[0].blocks[0].operations[0], 4, 4, (4, 1)) is None
 
 
 def test_a_dot_is_priced_from_the_table_else_at_the_matmul_rate(tmp_path) -> None:
@@ -151,14 +131,35 @@ def test_a_dot_is_priced_from_the_table_else_at_the_matmul_rate(tmp_path) -> Non
         DeviceProfile.load(tmp_path / "bad.json")
 
 
+def test_timed_dots_raise_the_peaks_that_bound_any_matmul(tmp_path) -> None:
+    # DOT at 1e-3 s: 2*16*128*256 / 1e-3 = 1.05e9 FLOP/s per device on 4, above the
+    # square matmuls' 5e8 at its size; a slower dot leaves the peak, a noise-level one is left out.
+    slow = dataclasses.replace(DOT, lhs=(32, 128), rhs=(128, 256))
+    tiny = dataclasses.replace(DOT, lhs=(1, 1), rhs=(1, 1))
+    profile = PROFILE.with_dots({DOT: 1e-3, slow: 1.0, tiny: 1e-7})
+    assert profile.dots == {DOT.key: 1e-3, slow.key: 1.0, tiny.key: 1e-7}
+    assert profile.dot_peaks == {"float32": {4: pytest.approx(DOT.flops / 1e-3)}}
+    flops = 4 * DOT.flops
+    assert profile.fastest_matmul_seconds(flops, "float32", 4) == pytest.approx(1e-3)
+    assert PROFILE.fastest_matmul_seconds(flops, "float32", 4) == PROFILE.matmul_seconds(flops, "float32", 4)
+    assert profile.fastest_matmul_seconds(flops, "float32", 1) == PROFILE.matmul_seconds(flops, "float32", 1)
+    # The square matmuls stay the bound where they are faster than every dot.
+    slower = PROFILE.with_dots({slow: 1.0})
+    assert slower.fastest_matmul_seconds(flops, "float32", 4) == PROFILE.matmul_seconds(flops, "float32", 4)
+    profile.save(tmp_path / "p.json")
+    assert DeviceProfile.load(tmp_path / "p.json") == profile
+
+
 def test_compute_prices_a_dot_at_its_time_in_the_table() -> None:
     with make_context():
         module = ir.Module.parse(MODULE)
         graph = StepGraph(module.body.operations[0])
         everything = list(range(len(graph.ops)))
         rate = compute_seconds(graph, everything, 4, PROFILE)
-        timed = compute_seconds(graph, everything, 4, dataclasses.replace(PROFILE, dots={DOT.key: 0.125}))
-    assert timed - rate == pytest.approx(0.125 - PROFILE.dot_seconds(DOT))
+        timed = dataclasses.replace(PROFILE, dots={DOT.key: 0.125})
+        planned = compute_seconds(graph, everything, 4, timed, tiles={2: (4, 1)})  # the dot's rows split
+        assert compute_seconds(graph, everything, 4, timed) == rate  # without a plan: at the FLOP/s
+    assert planned - rate == pytest.approx(0.125 - PROFILE.dot_seconds(DOT))
 
 
 def test_only_the_dots_the_table_lacks_are_timed_once_each() -> None:
@@ -177,7 +178,7 @@ def test_only_the_dots_the_table_lacks_are_timed_once_each() -> None:
     assert with_timed_dots(PROFILE, dots, None) is PROFILE  # no timer: the matmul rate prices them
 
 
-def test_dots_are_timed_as_one_op_programs(monkeypatch) -> None:
+def test_dots_are_timed_in_programs_of_them(monkeypatch) -> None:
     monkeypatch.setattr(measuring, "DOT_ROUNDS", 3)
     small = Dot((32, 32), (32, 32), (), (), (1,), (0,), "float32", "float32", 2)
     large = dataclasses.replace(small, lhs=(512, 512), rhs=(512, 512))  # 4096 times the FLOPs
@@ -205,8 +206,8 @@ def test_the_local_dot_table_times_each_dot_once_and_caches_it(tmp_path, monkeyp
 
 
 def test_stage_latencies_take_the_dots_the_timer_gives() -> None:
-    # device-profile=local: the search asks the timer for its dots on every submesh size
-    # (the prune's shares, then the plans'), and slower dots make slower stages by what they add.
+    # device-profile=local: the search asks the timer for its dots' shares under the plans,
+    # once, and slower dots make slower stages by what they add.
     from test_stage_construction import mlp_module
     latencies, asked = [], []
     for dot_seconds in (1e-4, 1e-2):
@@ -220,6 +221,6 @@ def test_stage_latencies_take_the_dots_the_timer_gives() -> None:
                                        device_profile="local", device_profiler=lambda: PROFILE, dot_timer=timer,
                                        on_plan=lambda plan: latencies.append([s.latency for s in plan.stages]))
         run_pipeline(module, [stages])
-    assert asked == [[2]] * 4  # per run: the prune's even shares, then the plans' shares
+    assert asked == [[2]] * 2  # once per run: the plans' shares
     dots_per_stage = [(slow - fast) / (1e-2 - 1e-4) for fast, slow in zip(*latencies)]
     assert all(math.isclose(n, round(n)) and n >= 1 for n in dots_per_stage)
