@@ -111,7 +111,7 @@ class DeviceProfile(VersionedFile):
     def fastest_matmul_seconds(self, flops: float, dtype: str, n: int) -> float:
         """A lower bound on the seconds of any matmul of ``flops`` FLOPs of ``dtype`` over ``n``
         devices: at the higher of the square matmuls' FLOP/s and the fastest timed dot's."""
-        peak = self.dot_peaks.get(dtype, {}).get(n, 0.0)
+        peak = self.dot_peaks.get(dtype, {}).get(min(n, self.devices), 0.0)  # as Dot.devices counts them
         return min(self.matmul_seconds(flops, dtype, n), flops / n / peak if peak else math.inf)
 
     def with_dots(self, timed: dict[Dot, float]) -> DeviceProfile:

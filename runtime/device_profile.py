@@ -107,8 +107,9 @@ def _add_dots(path: Path, dots: dict[Dot, float]) -> None:
 def time_dots(dots: Sequence[Dot], devices: list | None = None) -> dict[str, float]:
     """Seconds of each of ``dots`` (by ``Dot.key``) on ``devices`` (the local ones), as one
     more dot costs inside a program: the difference between a program of ``DOT_CHAIN + 1``
-    of them (each on operands of its own) and one of one, over ``DOT_CHAIN``. (A dot alone in its program is measured
-    up to 1.4x slower than in a stage's program; see ``benchmarks/dot_profile.py``.) In
+    of them (each on operands of its own) and one of one, over ``DOT_CHAIN``. (Alone in its
+    program a dot measured up to 1.4x slower than in a stage's program here;
+    ``benchmarks/dot_costs.py`` measures the table against the stages.) In
     each program ``dot.devices`` devices compute their share at once. All programs are
     compiled first, then timed in ``DOT_ROUNDS`` rounds over all of them, so that a busy
     moment of the machine touches every dot alike; each program's time is its median."""
@@ -122,8 +123,8 @@ def time_dots(dots: Sequence[Dot], devices: list | None = None) -> dict[str, flo
         body = functools.partial(_dots, numbers, np.dtype(jnp.dtype(dot.result_dtype)))
         call = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P("d"), out_specs=P("d")))
         # Operands of their own for every dot of the chain: none is laid out once for all.
-        operands = [(_placed(mesh, (dot.devices, *dot.lhs), dot.dtype, 1.0 / max(dot.lhs, default=1)),
-                     _placed(mesh, (dot.devices, *dot.rhs), dot.dtype, 1.0 / max(dot.rhs, default=1)))
+        operands = [(_placed(mesh, (dot.devices, *dot.lhs), dot.dtype, 1.0 / max(1, *dot.lhs)),
+                     _placed(mesh, (dot.devices, *dot.rhs), dot.dtype, 1.0 / max(1, *dot.rhs)))
                     for _ in range(DOT_CHAIN + 1)]
         programs += [(call, (tuple(operands[:1]),)), (call, (tuple(operands),))]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:  # XLA compiles without the GIL

@@ -336,13 +336,13 @@ def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, prof
     """The compute of a stage (``graph``'s ops ``indices``) on ``devices`` devices as
     ``profile`` prices it, the work split evenly over the devices: under a plan
     (``tiles``: the shards of each dot's result, by op number) a ``dot_general`` at the
-    profile's time of one device's share (:func:`device_share`); matmuls and convolutions
-    otherwise at the profile's fastest FLOP/s for their result type (without a plan: a bound
-    for the prune, below what any plan's dots were measured to take); other ops at its memory
-    bandwidth for the
-    bytes they write, where an element-wise op writes only what leaves its fused chain (a
-    result read outside the stage or by an op that is not element-wise) and views and
-    broadcasts write nothing; and two program launches (the forward's and the backward's)."""
+    profile's time of one device's share (:func:`device_share`); other matmuls and
+    convolutions at its FLOP/s for their result type. Without a plan every matmul is taken
+    at the profile's fastest FLOP/s, a bound for the prune below what any plan's dots were
+    measured to take. Other ops at its memory bandwidth for the bytes they write, where an
+    element-wise op writes only what leaves its fused chain (a result read outside the stage
+    or by an op that is not element-wise) and views and broadcasts write nothing; and two
+    program launches (the forward's and the backward's)."""
     inside = set(indices)
     fused = _FREE_OPS | _ELEMENTWISE
     seconds = 2 * profile.launch_seconds(devices)
@@ -353,7 +353,8 @@ def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, prof
             seconds += profile.dot_seconds(dot)
         elif op.name in _MATMULS:
             dtype = str(ir.RankedTensorType(op.results[0].type).element_type)
-            seconds += profile.fastest_matmul_seconds(op_flops(op), _DTYPES.get(dtype, dtype), devices)
+            price = profile.fastest_matmul_seconds if tiles is None else profile.matmul_seconds
+            seconds += price(op_flops(op), _DTYPES.get(dtype, dtype), devices)
         elif op.name not in _FREE_OPS:
             written = [r for r in op.results if shape_of(r) is not None and (
                 op.name not in _ELEMENTWISE or not graph.value_users.get(r) or

@@ -159,6 +159,10 @@ def test_compute_prices_a_dot_at_its_time_in_the_table() -> None:
         timed = dataclasses.replace(PROFILE, dots={DOT.key: 0.125})
         planned = compute_seconds(graph, everything, 4, timed, tiles={2: (4, 1)})  # the dot's rows split
         assert compute_seconds(graph, everything, 4, timed) == rate  # without a plan: at the FLOP/s
+        # A dot faster than the square matmuls lowers the bound without a plan to its FLOP/s.
+        fast = PROFILE.with_dots({DOT: 1e-4})
+        bound = compute_seconds(graph, everything, 4, fast)
+        assert bound == pytest.approx(compute_seconds(graph, everything, 4, fast, tiles={2: (4, 1)})) and bound < rate
     assert planned - rate == pytest.approx(0.125 - PROFILE.dot_seconds(DOT))
 
 

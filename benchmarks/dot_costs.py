@@ -1,0 +1,140 @@
+"""How well the device profile prices a stage's dots: its dot table against its square-matmul FLOP/s.
+
+For ``benchmarks/pipeshard.py``'s MLP and GPT on 2 stages of (1, 4) devices, 4
+micro-batches, every stage module the stage search costs (its forward and backward,
+planned) is kept with the prices ``alpa-stage-construction`` gave it (the API's default
+costs: ``device-profile=local``). Each is then compiled and timed twice, in alternating
+rounds: whole, and with every ``dot_general`` cut out (its result made an argument of the
+module, so that what reads it is not constant-folded away). The difference is what the
+dots cost inside the stage's program (their operands' layout copies included), against
+their price from the dot table (``plans/device_profile.py``: each dot's share under the
+stage's plan, timed) and at the profile's square-matmul FLOP/s (the price before the
+table). The rest of the stage (element-wise ops, reductions, communication, launches) is
+compared the same way.
+
+    XLA_FLAGS=--xla_force_host_platform_device_count=8 python benchmarks/dot_costs.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
+
+from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
+from jax._src.lib.mlir import ir  # noqa: E402
+from pipeshard import WORKLOADS, pipelined, workload  # noqa: E402
+
+from alpa_mlir.dialect.context import make_context  # noqa: E402
+from alpa_mlir.dialect.mesh import DeviceMesh  # noqa: E402
+from alpa_mlir.passes.inter_op import stage_costing  # noqa: E402
+from alpa_mlir.runtime.profiling import time_module  # noqa: E402
+
+
+def costed_stages(model: str) -> list[dict]:
+    """The stage modules the search costs for ``model`` (S=2, B=4), with their prices."""
+    stages = []
+    cost = stage_costing._stage_cost
+
+    def keep(options, profile, stage, mesh, plan, shardings, planned, cache, indices, phase, main, tiles,
+             diagnostics):
+        result = cost(options, profile, stage, mesh, plan, shardings, planned, cache, indices, phase, main, tiles,
+                      diagnostics)
+        table = rate = 0.0
+        for n in indices:
+            dot = stage_costing.device_share(cache.graph.ops[n], mesh.size, profile.devices, tiles[n]) \
+                if n in tiles else None
+            if dot is not None:
+                table += profile.dot_seconds(dot)
+                rate += profile.matmul_seconds(dot.flops * dot.devices, dot.dtype, dot.devices)
+        stages.append({"model": model, "mesh": "x".join(map(str, mesh.shape)), "module": str(planned),
+                       "priced": result[0], "dots_table": table, "dots_rate": rate})
+        return result
+
+    stage_costing._stage_cost = keep
+    try:
+        work = workload(model)
+        pipelined(work, 2, 4, cost_model="analytic").get_plan(*work.args)
+    finally:
+        stage_costing._stage_cost = cost
+    return stages
+
+
+def without_dots(text: str) -> ir.Module:
+    """The module with every ``dot_general`` of its ``main`` replaced by a new argument of the
+    dot's result type and sharding."""
+    module = ir.Module.parse(text)
+    main = next(f for f in module.body.operations if ir.StringAttr(f.attributes["sym_name"]).value == "main")
+    block = main.regions[0].blocks[0]
+    signature = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    inputs = list(signature.inputs)
+    attributes = list(ir.ArrayAttr(main.attributes["arg_attrs"])) if "arg_attrs" in main.attributes else \
+        [ir.DictAttr.get({})] * len(inputs)
+    for op in list(block.operations):
+        if op.operation.name == "stablehlo.dot_general":
+            argument = block.add_argument(op.results[0].type, ir.Location.unknown())
+            inputs.append(op.results[0].type)
+            attributes.append(ir.DictAttr.get({name: op.attributes[name] for name in ("mhlo.sharding",)
+                                               if name in op.attributes}))
+            op.results[0].replace_all_uses_with(argument)
+            op.operation.erase()
+    main.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, list(signature.results)))
+    main.attributes["arg_attrs"] = ir.ArrayAttr.get(attributes)
+    return module
+
+
+def measure(stage: dict, rounds: int) -> dict:
+    with make_context(), ir.Location.unknown():
+        whole, cut = ir.Module.parse(stage["module"]), without_dots(stage["module"])
+        mesh = DeviceMesh(tuple(int(s) for s in stage["mesh"].split("x")))
+        times = [(time_module(whole, mesh, 3), time_module(cut, mesh, 3)) for _ in range(rounds)]
+    measured, rest = statistics.median(t for t, _ in times), statistics.median(t for _, t in times)
+    dots = measured - rest
+    row = {k: v for k, v in stage.items() if k != "module"}
+    return {**row, "measured": measured, "dots_measured": dots, "rest_measured": rest,
+            "rest_priced": stage["priced"] - stage["dots_table"],
+            "dots_table_ratio": stage["dots_table"] / dots, "dots_rate_ratio": stage["dots_rate"] / dots,
+            "ratio": stage["priced"] / measured}
+
+
+COLUMNS = (("model", "model", "{}"), ("mesh", "mesh", "{}"), ("measured_ms", "stage measured ms", "{:.2f}"),
+           ("priced_ms", "priced ms", "{:.2f}"), ("ratio", "priced / measured", "{:.2f}"),
+           ("dots_measured_ms", "dots measured ms", "{:.2f}"), ("dots_table_ms", "dots, table ms", "{:.2f}"),
+           ("dots_table_ratio", "table / measured", "{:.2f}"), ("dots_rate_ms", "dots, FLOP/s ms", "{:.2f}"),
+           ("dots_rate_ratio", "FLOP/s / measured", "{:.2f}"), ("rest_measured_ms", "rest measured ms", "{:.2f}"),
+           ("rest_priced_ms", "rest priced ms", "{:.2f}"))
+
+
+def markdown(result: dict) -> str:
+    rows = [{**row, **{f"{k}_ms": row[k] * 1e3 for k in ("measured", "priced", "dots_measured", "dots_table",
+                                                          "dots_rate", "rest_measured", "rest_priced")}}
+            for row in result["runs"]]
+    return markdown_table("A stage's dots: priced against measured", {**result, "runs": rows},
+                          f"Command: `{result['command']}`. {WORKLOADS['mlp'][0]}; {WORKLOADS['gpt'][0]}. "
+                          f"2 stages on (1, 4) devices, 4 micro-batches, each stage module as the search costs "
+                          f"it; medians of {result['rounds']} alternating rounds of 3 timed runs.", COLUMNS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--out", default="benchmarks/results/dot_costs", help="output path without extension")
+    args = parser.parse_args(argv)
+    command = " ".join(["python benchmarks/dot_costs.py", *(sys.argv[1:] if argv is None else argv)])
+    result = {"machine": machine_info(), "command": command, "rounds": args.rounds, "runs": []}
+    for model in ("mlp", "gpt"):
+        for stage in costed_stages(model):
+            result["runs"].append(measure(stage, args.rounds))
+            save(result, Path(args.out), markdown)
+    print(markdown(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
