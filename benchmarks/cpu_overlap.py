@@ -34,7 +34,7 @@ from jax.sharding import Mesh, NamedSharding  # noqa: E402
 from jax.sharding import PartitionSpec as P  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
+from ilp_scaling import command_line, machine_info, markdown_table, save  # noqa: E402
 
 WORKLOADS = ((512, 20), (128, 200))  # (matrix side, matmuls in the chain)
 
@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--out", default="benchmarks/results/cpu_overlap", help="output path without extension")
     args = parser.parse_args(argv)
-    command = " ".join(["python benchmarks/cpu_overlap.py", *(sys.argv[1:] if argv is None else argv)])
-    result = {"machine": machine_info(), "command": command, "repeat": args.repeat, "runs": []}
+    result = {"machine": machine_info(), "command": command_line("cpu_overlap.py", argv), "repeat": args.repeat,
+              "runs": []}
     for size in (1, 2, 4):
         for side, length in WORKLOADS:
             result["runs"].append(measure(size, side, length, args.repeat))

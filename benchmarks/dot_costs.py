@@ -27,7 +27,7 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
 
-from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
+from ilp_scaling import command_line, machine_info, markdown_table, save  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 from pipeshard import WORKLOADS, pipelined, workload  # noqa: E402
 
@@ -126,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", default="benchmarks/results/dot_costs", help="output path without extension")
     args = parser.parse_args(argv)
-    command = " ".join(["python benchmarks/dot_costs.py", *(sys.argv[1:] if argv is None else argv)])
-    result = {"machine": machine_info(), "command": command, "rounds": args.rounds, "runs": []}
+    result = {"machine": machine_info(), "command": command_line("dot_costs.py", argv), "rounds": args.rounds,
+              "runs": []}
     for model in ("mlp", "gpt"):
         for stage in costed_stages(model):
             result["runs"].append(measure(stage, args.rounds))

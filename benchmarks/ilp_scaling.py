@@ -94,6 +94,11 @@ def run_one(config: models.GPTConfig, mesh: tuple[int, ...], batch_size: int, ti
     return row
 
 
+def command_line(script: str, argv: list[str] | None) -> str:
+    """How ``benchmarks/<script>`` was run: its arguments (``argv``, else the process's)."""
+    return " ".join(["python", f"benchmarks/{script}", *(sys.argv[1:] if argv is None else argv)])
+
+
 def machine_info() -> dict:
     return {"cpus": os.cpu_count(), "cpus_usable": len(os.sched_getaffinity(0)), "platform": platform.platform(),
             "processor": platform.processor() or platform.machine(), "python": platform.python_version(),

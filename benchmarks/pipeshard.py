@@ -68,7 +68,7 @@ from alpa_mlir.runtime.pipeshard import PipeshardExecutable  # noqa: E402
 from alpa_mlir.runtime.transfer import CrossMeshTransfer  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
+from ilp_scaling import command_line, machine_info, markdown_table, save  # noqa: E402
 
 MB = 2**20
 
@@ -709,8 +709,7 @@ def main(argv: list[str] | None = None) -> int:
     interleaved_grid = [("gpt", 2, 2, 4)] if q else [("gpt", 2, 2, 4), ("gpt", 2, 2, 8), ("mlp", 2, 2, 8),
                                                      ("mlp", 4, 2, 8)]
     settings = {"devices": len(jax.devices()), "quick": q, "warmup": args.warmup, "repeat": repeat,
-                "command": " ".join(["python", "benchmarks/pipeshard.py",
-                                     *(argv if argv is not None else sys.argv[1:])]),
+                "command": command_line("pipeshard.py", argv),
                 **{name.replace("-", "_"): w[0] for name, w in WORKLOADS.items()}}
     result = {"machine": machine_info(), "settings": settings, "steps": [], "references": [], "overhead": [],
               "reshard": [], "memory": [], "interleaved": []}

@@ -325,10 +325,13 @@ def plan_tiles(graph: StepGraph, indices: Sequence[int], shardings: list[list[st
                mesh: DeviceMesh) -> dict[int, tuple[int, ...]]:
     """The shards of each result dimension of the dots among ``graph``'s ops ``indices``
     (``shardings``: each op's result shardings, in op order) on ``mesh``, by op number."""
-    return {n: tuple(spec.num_shards(d, mesh) for d in range(spec.rank))
-            for n, texts in zip(sorted(indices), shardings) if graph.ops[n].name == "stablehlo.dot_general"
-            and (shape := shape_of(graph.ops[n].results[0])) is not None
-            and (spec := ShardingSpec.from_mhlo(texts[0], mesh, len(shape)))}
+    tiles = {}
+    for n, texts in zip(sorted(indices), shardings):
+        shape = shape_of(graph.ops[n].results[0]) if graph.ops[n].name == "stablehlo.dot_general" else None
+        if shape is not None:
+            spec = ShardingSpec.from_mhlo(texts[0], mesh, len(shape))
+            tiles[n] = tuple(spec.num_shards(d, mesh) for d in range(len(shape)))
+    return tiles
 
 
 def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, profile: DeviceProfile,
