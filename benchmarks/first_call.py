@@ -93,7 +93,7 @@ def measure(layers: int) -> dict:
     return {"layers": layers, "first_call_seconds": first,
             "lower_seconds": seconds(r"traced and lowered in ([\d.]+) s"),
             "search_seconds": seconds(r"candidates in ([\d.]+) s"), "intra_op_plans": max(plans, default=0),
-            "compile_seconds": seconds(r"compiled \d+ stage programs and \d+ transfers in ([\d.]+) s"),
+            "compile_seconds": seconds(r"compiled \d+ stage programs \(\d+ loaded from an equal one\) and \d+ transfers in ([\d.]+) s"),
             "first_step_seconds": seconds(r"first step in ([\d.]+) s"), "second_call_seconds": second,
             "predicted_step": plan.latency, "predicted_run": plan.step,
             "stages": " ".join(f"[{s.layers[0]},{s.layers[1]})@{len(s.devices)}" for s in plan.stages)}

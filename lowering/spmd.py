@@ -21,7 +21,11 @@ input buffers at execution: the caller's arrays are deleted, as under ``jax.jit`
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
+import hashlib
 import io
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -140,9 +144,10 @@ def read_signature(module: ir.Module) -> ModuleSignature:
                            max((i + 1 for i in indices if i is not None), default=0))
 
 
-def _load(module: ir.Module | str, mesh: DeviceMesh, partitioner: Partitioner) -> tuple[bytes, bool, ModuleSignature]:
-    """Bytecode and signature of a module object (from any context) or its text, and
-    whether XLA is to partition it with Shardy. A module object is copied, not changed."""
+def _load(module: ir.Module | str, mesh: DeviceMesh,
+          partitioner: Partitioner) -> tuple[bytes, bool, bytes, ModuleSignature]:
+    """Bytecode, :func:`_xla_bytecode`'s Shardy flag and digest, and the signature of a
+    module object (from any context) or its text. A module object is copied, not changed."""
     if isinstance(module, str):
         with make_context():
             try:
@@ -157,8 +162,9 @@ def _load(module: ir.Module | str, mesh: DeviceMesh, partitioner: Partitioner) -
 
 
 def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: DeviceMesh,
-                  partitioner: Partitioner) -> tuple[bytes, bool]:
-    """``module`` (changed in place) as the bytecode XLA compiles, and whether for Shardy.
+                  partitioner: Partitioner) -> tuple[bytes, bool, bytes]:
+    """``module`` (changed in place) as the bytecode XLA compiles, whether for Shardy, and a
+    digest of it without source locations (equal programs from different places are equal).
 
     First the passes that keep XLA (jaxlib 0.10.2) from computing wrong values or adding
     collectives: ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the
@@ -184,7 +190,7 @@ def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: Device
             module, use_shardy = exported, True
     output = io.BytesIO()
     module.write_bytecode(file=output)
-    return output.getvalue(), use_shardy
+    return output.getvalue(), use_shardy, hashlib.sha256(module.get_asm(enable_debug_info=False).encode()).digest()
 
 
 def mesh_devices(mesh: DeviceMesh, devices: Sequence[jax.Device] | None = None) -> tuple[jax.Device, ...]:
@@ -232,9 +238,55 @@ def default_partitioner() -> Partitioner:
     return "shardy" if jax.config.jax_use_shardy_partitioner else "gspmd"
 
 
+class SharedCompiles:
+    """Executables shared by the programs compiled through it (one pipeline's): a module
+    equal to one compiled before for as many devices, on the same client and partitioner,
+    is that executable loaded onto its own devices rather than compiled again. Modules
+    number devices by partition, so only the device assignment differs, and XLA
+    serializes an executable and loads it with another assignment in milliseconds (a
+    GPT-2 layer's stage compiles in about 0.5 s here). Equal stages on meshes of one size,
+    a pipeline's repeated layers, compile once. Thread-safe: a module another thread is
+    compiling is waited for. Modules with host callbacks, meshes spanning processes and
+    backends that cannot serialize are compiled each time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._first: dict[tuple, concurrent.futures.Future] = {}
+        self.loaded = 0  # executables loaded from an equal one rather than compiled
+
+    def get(self, digest: bytes, placed: tuple[jax.Device, ...], options: xc.CompileOptions,
+            compile_one: Callable[[], Any]) -> Any:
+        """The executable of the module ``digest`` names on ``placed`` (``options``: its compile
+        options); ``compile_one()`` compiles it where no equal one exists."""
+        if any(d.process_index != jax.process_index() for d in placed):
+            return compile_one()
+        key = (digest, id(placed[0].client), len(placed), options.executable_build_options.use_shardy_partitioner)
+        with self._lock:
+            first = self._first.get(key)
+            if first is None:
+                future = self._first[key] = concurrent.futures.Future()
+        if first is None:
+            try:
+                executable = compile_one()
+            except BaseException as error:
+                future.set_exception(error)
+                raise
+            future.set_result(executable)
+            return executable
+        try:
+            client = placed[0].client
+            executable = client.deserialize_executable(client.serialize_executable(first.result()),
+                                                       xc.DeviceList(placed), options)
+        except Exception:  # a backend that cannot serialize or reload with another assignment
+            return compile_one()
+        with self._lock:
+            self.loaded += 1
+        return executable
+
+
 def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[jax.Device] | None = None,
                    host_callbacks: Sequence[Callable[..., Any]] = (),
-                   partitioner: Partitioner | None = None) -> SpmdExecutable:
+                   partitioner: Partitioner | None = None, shared: SharedCompiles | None = None) -> SpmdExecutable:
     """Partition and compile ``module`` for ``mesh``.
 
     Args:
@@ -249,6 +301,7 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
         (deprecated in XLA). ``None``: :func:`default_partitioner`, as under
         ``jax.jit``. A module in ``sdy`` form always compiles with Shardy; one whose
         shardings have no ``sdy`` form (a device order no mesh axes give) with GSPMD.
+      shared: where given, a module equal to one it compiled before is loaded from that one.
 
     Raises:
       LoweringError: the mesh needs devices that are not available, the module was
@@ -258,7 +311,7 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
     partitioner = partitioner or default_partitioner()
     if partitioner not in ("shardy", "gspmd"):
         raise LoweringError(f"partitioner must be 'shardy' or 'gspmd', got {partitioner!r}")
-    bytecode, use_shardy, signature = _load(module, mesh, partitioner)
+    bytecode, use_shardy, digest, signature = _load(module, mesh, partitioner)
     if signature.num_partitions is not None and signature.num_partitions != mesh.size:
         raise LoweringError(
             f"module has mhlo.num_partitions = {signature.num_partitions} but mesh {list(mesh.shape)} has "
@@ -275,7 +328,9 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
     placed = mesh_devices(mesh, devices)
     options = compile_options(mesh, use_shardy)
     try:
-        executable = _compile(bytecode, placed, options, tuple(host_callbacks))
+        compile_one = functools.partial(_compile, bytecode, placed, options, tuple(host_callbacks))
+        executable = shared.get(digest, placed, options, compile_one) if shared is not None and \
+            not signature.host_callbacks else compile_one()
     except Exception as error:  # jaxlib raises JaxRuntimeError, which is not importable by a stable name
         hint = ""
         if ">= num_devices" in str(error):

@@ -22,8 +22,9 @@ from ..dialect.annotations import (
     set_value_attrs,
     string_attr,
 )
-from ..dialect.context import make_context
+from ..dialect.context import make_context, walk
 from ..dialect.mesh import DeviceMesh
+from ..dialect.names import LAYER_ATTR, PHASE_ATTR, STAGE_ATTR
 from .spmd import BUFFER_DONOR, LoweringError
 
 
@@ -38,7 +39,9 @@ def stage_mesh(func: ir.Operation) -> DeviceMesh:
 def stage_module(module: ir.Module, callee: str, donated: Collection[int] = ()) -> tuple[str, DeviceMesh]:
     """The text of a module whose ``@main`` is the stage function ``@callee``, and its mesh;
     the arguments numbered in ``donated`` become ``jax.buffer_donor``: XLA may write an
-    output into their buffers, which the caller gives up."""
+    output into their buffers, which the caller gives up. The passes' annotations (mesh,
+    stage, layers, phases) are dropped: equal stages on other devices are then equal
+    modules, compiled once (``spmd.SharedCompiles``)."""
     found = [f for f in funcs(module.operation) if ir.StringAttr(f.attributes["sym_name"]).value == callee]
     if not found:
         raise LoweringError(f"the module has no function @{callee}")
@@ -48,6 +51,10 @@ def stage_module(module: ir.Module, callee: str, donated: Collection[int] = ()) 
         func = next(iter(funcs(single.operation)))
         func.attributes["sym_name"] = string_attr("main")
         func.attributes["sym_visibility"] = string_attr("public")
+        for op in walk(func):
+            for name in (MESH_ATTR, STAGE_ATTR, LAYER_ATTR, PHASE_ATTR):
+                if name in op.attributes:
+                    del op.attributes[name]
         if donated:
             attrs = get_value_attrs(func, "arg_attrs")
             for number in donated:

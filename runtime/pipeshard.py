@@ -12,8 +12,8 @@ in the rendezvous order of :func:`interleave`:
   slice along the leading dimension, every other argument is passed whole;
 - ``send``/``recv``: the transfer's programs run once, when the pair meets (over the
   union of both meshes' devices); ``all_gather`` is part of those programs;
-- ``accumulate``: fold micro-batch ``m``'s values into the step's means (one program);
-- ``free``: drop the buffers; ``apply``: the apply-gradient part, once per step.
+- ``accumulate``: fold micro-batch ``m``'s values into the step's means (one program,
+  compiled with the stages); ``free``: drop the buffers; ``apply``: the apply part, once.
 
 Device ids in the module (meshes and transfer plans) are positions in the cluster
 (``0 .. n-1``, host-major); ``devices[p]`` is the JAX device of position ``p``, and the
@@ -82,7 +82,7 @@ from ..dialect.jax_interop import aval_of, spec_from_partition_spec, spec_to_par
 from ..dialect.mesh import DeviceMesh
 from ..dialect.schedule_ops import Accumulate, AllGather, Apply, Free, Instruction, Move, Recv, Run, Send, describe
 from ..dialect.sharding import ShardingError, ShardingSpec
-from ..lowering.spmd import compile_module
+from ..lowering.spmd import SharedCompiles, compile_module
 from ..lowering.stages import stage_mesh, stage_module
 from ..plans.reshard_plan import ReshardPlan, plan_reshard
 from ..plans.schedules import analyse, interleave, is_argument, reusable_arguments
@@ -191,14 +191,19 @@ class PipeshardExecutable:
         self.transfers = {t: self._transfer(_plan_on_devices(spec.plan, position), self._devices_of(spec.src_mesh),
                                             spec.src_spec, self._devices_of(spec.dst_mesh), spec.dst_spec, spec.dtype)
                           for t, spec in read_transfers(module.operation).items()}
-        compiled = compile_at_once(  # the transfers' programs too, rather than in the first step
-            {callee: functools.partial(compile_module, text, self._devices_of(mesh), self.devices, host_callbacks)
-             for callee, (text, mesh) in stages.items()} |
-            {id(t): t.compile for t in self._programs.values()
-             if not self._local.isdisjoint(t.src_devices + t.dst_devices)})
-        self.executables = {callee: MeshExecutable(compiled[callee]) for callee in stages}
         self._carriers: dict[tuple, CrossMeshTransfer] = {}  # transfers of arguments between meshes
         self._placements: dict[str, Placement] = {}
+        accumulated = {i.values for k, i in self.order if isinstance(i, Accumulate) and self.holds(k)}
+        self.shared = SharedCompiles()  # equal stages on meshes of one size compile once
+        compiled = compile_at_once(  # the transfers' and accumulations' programs too, rather than in the first step
+            {callee: functools.partial(compile_module, text, self._devices_of(mesh), self.devices, host_callbacks,
+                                       shared=self.shared) for callee, (text, mesh) in stages.items()} |
+            {id(t): t.compile for t in self._programs.values()
+             if not self._local.isdisjoint(t.src_devices + t.dst_devices)} |
+            {(values, first): functools.partial(self._compile_accumulation, values, first)
+             for values in accumulated for first in (True, False)})
+        self.executables = {callee: MeshExecutable(compiled[callee]) for callee in stages}
+        self._accumulations = {key: compiled[key] for key in compiled if isinstance(key, tuple)}
         self.num_args = len(list(step.main.regions[0].blocks[0].arguments))
         self.synchronous = self.devices[0].platform == "cpu"
         if concurrent_meshes and self.multi_controller:
@@ -210,10 +215,15 @@ class PipeshardExecutable:
         self._mesh_threads = concurrent.futures.ThreadPoolExecutor(len(streams), "alpa-mesh") \
             if len(streams) > 1 and not self.multi_controller else None
         self._streams = split_order(self.order)  # what each mesh's thread walks
-        # The means so far; one program per instruction (an eager add per value compiles per shape).
-        self._accumulate = jax.jit(lambda sums, new: tuple(x / num_micro_batches if s is None else
-                                                           s + x / num_micro_batches for s, x in zip(sums, new)))
         self._watchdog: Watchdog | None = None
+
+    def _compile_accumulation(self, values: tuple[str, ...], first: bool) -> jax.stages.Compiled:
+        """The program adding a micro-batch's ``values`` into their means so far (``first``: none yet)."""
+        b = self.num_micro_batches
+        add = jax.jit(lambda sums, new: tuple(x / b if s is None else s + x / b for s, x in zip(sums, new)))
+        new = tuple(jax.ShapeDtypeStruct(p.shape, p.dtype, sharding=p.sharding)
+                    for p in map(self.result_placement, values))
+        return add.lower((None,) * len(values) if first else new, new).compile()
 
     def _devices_of(self, mesh: DeviceMesh) -> DeviceMesh:
         """``mesh`` with its cluster positions replaced by the JAX device ids they stand for."""
@@ -317,8 +327,9 @@ class PipeshardExecutable:
             case Recv() | AllGather():
                 pass  # done by the send: one collective program for both sides
             case Accumulate(values, m) if self.holds(k):
-                step.sums.update(zip(values, self._accumulate(tuple(step.sums.get(n) for n in values),
-                                                              tuple(step.store[n, m] for n in values))))
+                first = values[0] not in step.sums
+                step.sums.update(zip(values, self._accumulations[values, first](
+                    tuple(None if first else step.sums[n] for n in values), tuple(step.store[n, m] for n in values))))
             case Free(values, m) if self.holds(k):
                 for name in values:
                     step.store.pop((name, m), None)
@@ -467,9 +478,7 @@ class _StepValues:
             if number in self.micro and m is not None:
                 return self.micro[number][m]
             return self.placed.get((number, mesh), self.args[number])
-        if m is None and name in self.sums:
-            return self.sums[name]
-        return self.store[name, m]
+        return self.sums[name] if m is None and name in self.sums else self.store[name, m]
 
 
 def _host_batch(number: int, value: Any) -> Any:

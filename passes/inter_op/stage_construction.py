@@ -369,10 +369,13 @@ class StageConstructionPass(Pass):
         finds no plan. ``stats`` accumulates the search's counts and seconds; ``bound``:
         the latency of the best plan of an earlier layering (inf if none).
 
-        The single-layer candidates and the whole cluster's single stage (the cheapest to
-        plan, and a plan between them always exists where memory allows) are costed
-        first; the best plan among them bounds the rest, which are pruned by it
-        (``cost_stages``)."""
+        The single-layer candidates (the cheapest to plan) are costed first, and where
+        they make no plan (more layers than devices, or memory) the whole cluster's single
+        stage with them (a plan between them always exists where memory allows); the best
+        plan among them bounds the rest, which are pruned by it (``cost_stages``). (The
+        whole cluster's stage is the costliest to plan, and on XLA:CPU, whose devices share
+        the host's cores, it is pruned: 4-layer GPT-2 on 8 devices, 3 of its 83 plans and
+        1.6 of the search's 12 s.)"""
         num_layers = max(layer) + 1
         try:
             families = candidate_families(self, num_layers)
@@ -386,19 +389,24 @@ class StageConstructionPass(Pass):
         start = time.perf_counter()
         LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
         cluster_shape = tuple(self.cluster_shape)
-        probe = [(i, j, k) for i, j, k in candidates if j - i == 1 or (j - i == num_layers and k == cluster_shape)]
+        singles = [(i, j, k) for i, j, k in candidates if j - i == 1]
+        whole = [(i, j, k) for i, j, k in candidates if j - i == num_layers and k == cluster_shape]
         if not self.prune or self.cost_model == "profile" or composed:
             bound = math.inf  # measured costs and composed ranges are not bounded by the compute
-        elif len(probe) < len(candidates):
-            probed = cost_stages(self, main, layer, phase, probe, [], submeshes, views, cluster, profile, cache,
-                                 diagnostics)
-            if probed is None:
-                return None
-            try:
-                bound = min(bound, best_plan(families, probed[0], cluster_shape, self.num_micro_batches,
-                                             self.epsilon)[0].latency)
-            except StageDPError:  # no plan of those candidates (memory): no bound from them
-                pass
+        else:
+            for probe in (singles, singles + whole):
+                if len(probe) == len(candidates):
+                    break
+                probed = cost_stages(self, main, layer, phase, probe, [], submeshes, views, cluster, profile,
+                                     cache, diagnostics)
+                if probed is None:
+                    return None
+                try:
+                    bound = min(bound, best_plan(families, probed[0], cluster_shape, self.num_micro_batches,
+                                                 self.epsilon)[0].latency)
+                    break
+                except StageDPError:  # no plan of those candidates (more layers than devices, memory)
+                    pass
         found = cost_stages(self, main, layer, phase, candidates, composed, submeshes, views, cluster, profile,
                             cache, diagnostics, bound)
         if found is None:
@@ -407,8 +415,8 @@ class StageConstructionPass(Pass):
         seconds = time.perf_counter() - start
         LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in %.1f s%s",
                  len(cache.planned), len(candidates), seconds,
-                 f" ({pruned} on a logical mesh not planned: their compute alone exceeds 1/{self.num_micro_batches} "
-                 f"of a plan's latency, {bound:.4g} s)" if pruned else "")
+                 f" ({pruned} on a logical mesh not planned: {self.num_micro_batches} times their compute, and the "
+                 f"other layers' least, exceed a plan's latency, {bound:.4g} s)" if pruned else "")
         stats["cost_seconds"] += seconds
         stats["candidates"] += len(candidates)
         stats["composed_ranges"] += len(composed)

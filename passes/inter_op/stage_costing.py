@@ -64,6 +64,7 @@ class CostCache:
     extracted: dict = field(default_factory=dict)  # the ops of @main it copies -> (stage, its text)
     graph: StepGraph | None = None  # @main's dataflow
     compute: dict = field(default_factory=dict)  # (the ops of @main it copies, devices) -> analytic compute
+    floors: dict = field(default_factory=dict)  # device counts -> op number -> floor under its compute (_floors)
 
 
 def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
@@ -76,12 +77,14 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     shorter ones; compute priced by ``profile`` where given. ``layer``/``phase``: of each
     op of ``@main``. Stage modules in ``cache`` are not planned again; new ones are added.
 
-    ``bound``: the Eq. 2 latency of a plan already found. Eq. 2 is at least ``B t_i`` for
-    each of its stages, and ``t_i`` at least the stage's compute, so a candidate whose
-    compute alone exceeds ``bound / B`` is in no better plan: it is not planned, and its
-    latency stays inf. (So ``bound`` must be inf where the latencies are not compute plus
-    a communication cost: measured, or composed.) Returns the tables and the number of
-    (range, logical mesh) entries so skipped; None after an error (reported)."""
+    ``bound``: the Eq. 2 latency of a plan already found. Eq. 2 is at least ``B t_i`` plus
+    the other stages' ``t_j`` for each of its stages, a ``t`` at least its stage's compute,
+    and the other stages' compute at least their layers' floors (:func:`_floors`), so a
+    candidate whose ``B`` times compute and the floors of the layers it leaves exceed
+    ``bound`` is in no better plan: it is not planned, and its latency stays inf. (So
+    ``bound`` must be inf where the latencies are not compute plus a communication cost:
+    measured, or composed.) Returns the tables and the number of (range, logical mesh)
+    entries so skipped; None after an error (reported)."""
     num_layers = max(layer) + 1
     width = max(len(v) for v in views.values())
     shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
@@ -121,9 +124,14 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
             entries.append(((i, j, submeshes.index(k), p), key))
     kept = entries
     if math.isfinite(bound):
-        # (The plan's communication, Eq. 1's value, is never negative for a stage's plan.)
+        # Eq. 2 is at least B t_i plus the other stages' t_j; a t is at least its stage's
+        # compute (the plan's communication, Eq. 1's value, is never negative), and the
+        # stages that hold the other layers at least those layers' floors.
+        floors, launches = _floors(options, profile, cache, of_layer, phase, submeshes)
         kept = [(index, key) for index, key in entries if key in cache.costed or options.num_micro_batches *
-                _compute_seconds(options, profile, cache, work[key][2], work[key][1].size) <= bound]
+                _compute_seconds(options, profile, cache, work[key][2], work[key][1].size) +
+                sum(floors[:index[0]]) + sum(floors[index[1]:]) + launches * ((index[0] > 0) + (index[1] < num_layers))
+                <= bound]
     new = {key: work[key] for _, key in kept if key not in cache.planned}
     if not _plan_all(options.jobs, options.mip_gap, new, main.context, costing, cache.planned):
         # the planner's error is reported at its op
@@ -258,6 +266,27 @@ def _compute_seconds(options: StageConstructionPass, profile: DeviceProfile | No
     return cache.compute[key]
 
 
+def _floors(options: StageConstructionPass, profile: DeviceProfile | None, cache: CostCache,
+            of_layer: list[list[int]], phase: list[str], submeshes: list[tuple[int, int]]) -> tuple[list[float], float]:
+    """A floor under what each layer's forward and backward ops add to the analytic compute
+    (:func:`_compute_seconds`) of any stage that holds them on any of ``submeshes``, and one
+    under the launches of a stage: each op at the least, over the submeshes' device counts,
+    of its price in a stage of every forward and backward op (where its results leave their
+    fused chains least; matmuls at the fastest FLOP/s), the launches at the fewest seconds."""
+    sizes = tuple(sorted({rows * columns for rows, columns in submeshes}))
+    steps = [n for n, p in enumerate(phase) if p in (FORWARD, BACKWARD)]
+    if sizes not in cache.floors:
+        graph = cache.graph
+        if profile is None:
+            cache.floors[sizes] = {n: op_flops(graph.ops[n]) / (sizes[-1] * options.device_flops) for n in steps}
+        else:
+            inside = set(steps)
+            cache.floors[sizes] = {n: min(op_seconds(graph, n, d, profile, inside) for d in sizes) for n in steps}
+    floor = cache.floors[sizes]
+    launches = 0.0 if profile is None else 2 * min(profile.launch_seconds(d) for d in sizes)
+    return [sum(floor.get(n, 0.0) for n in ops) for ops in of_layer], launches
+
+
 # Ops XLA fuses into their readers or turns into views: they write nothing of their own.
 _FREE_OPS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.constant", "stablehlo.iota",
                        "stablehlo.bitcast_convert", "stablehlo.get_tuple_element", "stablehlo.tuple"})
@@ -337,34 +366,38 @@ def plan_tiles(graph: StepGraph, indices: Sequence[int], shardings: list[list[st
 def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, profile: DeviceProfile,
                     tiles: dict[int, tuple[int, ...]] | None = None) -> float:
     """The compute of a stage (``graph``'s ops ``indices``) on ``devices`` devices as
-    ``profile`` prices it, the work split evenly over the devices: under a plan
+    ``profile`` prices it, the work split evenly over the devices: each op's
+    :func:`op_seconds`, and two program launches (the forward's and the backward's)."""
+    inside = set(indices)
+    return 2 * profile.launch_seconds(devices) + sum(op_seconds(graph, n, devices, profile, inside, tiles)
+                                                     for n in indices)
+
+
+def op_seconds(graph: StepGraph, n: int, devices: int, profile: DeviceProfile, inside: set[int],
+               tiles: dict[int, tuple[int, ...]] | None = None) -> float:
+    """Op ``n``'s compute in a stage of the ops ``inside`` on ``devices`` devices: under a plan
     (``tiles``: the shards of each dot's result, by op number) a ``dot_general`` at the
     profile's time of one device's share (:func:`device_share`); other matmuls and
     convolutions at its FLOP/s for their result type. Without a plan every matmul is taken
     at the profile's fastest FLOP/s, a bound for the prune below what any plan's dots were
     measured to take. Other ops at its memory bandwidth for the bytes they write, where an
     element-wise op writes only what leaves its fused chain (a result read outside the stage
-    or by an op that is not element-wise) and views and broadcasts write nothing; and two
-    program launches (the forward's and the backward's)."""
-    inside = set(indices)
+    or by an op that is not element-wise) and views and broadcasts write nothing."""
+    op = graph.ops[n]
+    dot = device_share(op, devices, profile.devices, tiles[n]) if tiles is not None and n in tiles else None
+    if dot is not None:
+        return profile.dot_seconds(dot)
+    if op.name in _MATMULS:
+        dtype = str(ir.RankedTensorType(op.results[0].type).element_type)
+        price = profile.fastest_matmul_seconds if tiles is None else profile.matmul_seconds
+        return price(op_flops(op), _DTYPES.get(dtype, dtype), devices)
+    if op.name in _FREE_OPS:
+        return 0.0
     fused = _FREE_OPS | _ELEMENTWISE
-    seconds = 2 * profile.launch_seconds(devices)
-    for n in indices:
-        op = graph.ops[n]
-        dot = device_share(op, devices, profile.devices, tiles[n]) if tiles is not None and n in tiles else None
-        if dot is not None:
-            seconds += profile.dot_seconds(dot)
-        elif op.name in _MATMULS:
-            dtype = str(ir.RankedTensorType(op.results[0].type).element_type)
-            price = profile.fastest_matmul_seconds if tiles is None else profile.matmul_seconds
-            seconds += price(op_flops(op), _DTYPES.get(dtype, dtype), devices)
-        elif op.name not in _FREE_OPS:
-            written = [r for r in op.results if shape_of(r) is not None and (
-                op.name not in _ELEMENTWISE or not graph.value_users.get(r) or
-                any(u not in inside or graph.ops[u].name not in fused for u in graph.value_users[r]))]
-            seconds += profile.elementwise_seconds(sum(math.prod(shape_of(r)) * itemsize_of(r) for r in written),
-                                                   devices)
-    return seconds
+    written = [r for r in op.results if shape_of(r) is not None and (
+        op.name not in _ELEMENTWISE or not graph.value_users.get(r) or
+        any(u not in inside or graph.ops[u].name not in fused for u in graph.value_users[r]))]
+    return profile.elementwise_seconds(sum(math.prod(shape_of(r)) * itemsize_of(r) for r in written), devices)
 
 
 @contextlib.contextmanager

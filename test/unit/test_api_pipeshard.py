@@ -70,6 +70,20 @@ def test_mlp_manual_stages_match_jit(schedule):
     assert plan.schedule == schedule  # the timeline it draws is the schedule the step runs
 
 
+def test_equal_stages_on_meshes_of_one_size_compile_once():
+    # The middle stages are the same layer on two devices each: stage 2's forward and
+    # backward are stage 1's executables loaded onto its devices (lowering/spmd.py's
+    # SharedCompiles), and compute what jax.jit does.
+    model = build(MLPConfig(sizes=(32,) * 5, boundaries=True))
+    params, batch = model.init(jax.random.key(0), 16)
+    method = PipeshardParallel(num_micro_batches=2, layer_option=ManualLayerOption(),
+                               stage_option=ManualStageOption((1, 1, 1, 1), ((1, 2),) * 4))
+    pipelined = run_both(model.train_step, method, (params, batch))
+    executable = pipelined.get_executable(params, batch)
+    assert executable.shared.loaded == 2
+    assert {d.id for d in executable.executables["stage2_forward"].compiled.devices} == {4, 5}
+
+
 def test_the_predicted_step_prices_every_instruction_of_the_order():
     # runtime/step_model.py on the runtime's real order, with profiles that price one
     # thing each.

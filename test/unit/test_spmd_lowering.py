@@ -14,7 +14,7 @@ import alpa_mlir
 from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
-from alpa_mlir.lowering.spmd import LoweringError, compile_module
+from alpa_mlir.lowering.spmd import LoweringError, SharedCompiles, compile_module
 from alpa_mlir.runtime.mesh_executable import MeshExecutable
 
 MESH_2X4 = DeviceMesh((2, 4))
@@ -131,14 +131,43 @@ def test_submesh_of_devices_4_to_7_runs_there() -> None:
     np.testing.assert_allclose(by_device[6], (x @ w)[8:], rtol=1e-5, atol=1e-5)  # position (1, 0) holds rows 8..15
 
 
+def test_an_equal_module_is_loaded_onto_other_devices_not_compiled_again(monkeypatch) -> None:
+    # The matmul all-reduces over mesh axis 1; loaded onto devices 7, 2, 5, 4 (a permuted
+    # order, so the groups are remapped), it reduces over those devices' pairs.
+    shared = SharedCompiles()
+    text = matmul_module(DeviceMesh((2, 2)), ShardingSpec(((0,), ())))
+    first = compile_module(text, DeviceMesh((2, 2), (0, 1, 2, 3)), shared=shared)
+    compiles = []
+    real = alpa_mlir.lowering.spmd._compile
+    monkeypatch.setattr("alpa_mlir.lowering.spmd._compile", lambda *args: compiles.append(args) or real(*args))
+    moved = DeviceMesh((2, 2), (7, 2, 5, 4))
+    second = compile_module(text, moved, shared=shared)
+    assert shared.loaded == 1 and not compiles and [d.id for d in second.devices] == [7, 2, 5, 4]
+    assert second.hlo_text == first.hlo_text
+    x, w = RNG.standard_normal((16, 32), np.float32), RNG.standard_normal((32, 8), np.float32)
+    (out,) = MeshExecutable(second)(x, w)
+    assert out.sharding == NamedSharding(moved.to_jax_mesh(), P("x", None))
+    by_device = {s.device.id: np.asarray(s.data) for s in out.addressable_shards}
+    np.testing.assert_allclose(by_device[5], (x @ w)[8:], rtol=1e-5, atol=1e-5)  # position (1, 0)
+    # Another number of devices, or another module, compiles.
+    compile_module(matmul_module(DeviceMesh((1, 2)), ShardingSpec(((0,), ()))), DeviceMesh((1, 2), (6, 7)),
+                   shared=shared)
+    compile_module(matmul_module(DeviceMesh((2, 2)), ShardingSpec(((), ()))), moved, shared=shared)
+    assert shared.loaded == 1 and len(compiles) == 2
+
+
 def test_shardings_written_with_device_ids_get_a_hint() -> None:
+    # XLA rejects the module; each mesh sharing it is told so (not handed a broken executable).
     submesh = DeviceMesh((2, 2), (4, 5, 6, 7))
     text = matmul_module(submesh, ShardingSpec(((0,), ())))
     with_ids = text.replace(ShardingSpec(((), (1,))).to_mhlo(DeviceMesh((2, 2))),
                             ShardingSpec(((), (1,))).to_mhlo(submesh))
     assert with_ids != text
-    with pytest.raises(LoweringError, match=r"spec.to_mhlo\(DeviceMesh\(mesh.shape\)\)"):
-        compile_module(with_ids, submesh)
+    shared = SharedCompiles()
+    for mesh in (submesh, DeviceMesh((2, 2), (0, 1, 2, 3))):
+        with pytest.raises(LoweringError, match=r"spec.to_mhlo\(DeviceMesh\(mesh.shape\)\)"):
+            compile_module(with_ids, mesh, shared=shared)
+    assert shared.loaded == 0
 
 
 def test_module_from_another_context() -> None:
