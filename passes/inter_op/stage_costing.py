@@ -156,8 +156,7 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
         latency[index], params, params_whole, act_mem[index] = costed[key]
         # Optimizer state (read by the updates only) is taken as sharded like the parameters.
         param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
-    for table in (latency, param_mem, act_mem):  # max-costed-layers
-        compose_ranges(table, composed, options.max_costed_layers)
+    compose_ranges(latency, (param_mem, act_mem), composed, options.max_costed_layers)  # max-costed-layers
     for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                            if severity == "warning"):
         diagnostics.warning(location, message)

@@ -17,6 +17,7 @@ right when its layers cost alike wherever they sit, as repeated layers do.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,41 +58,66 @@ def candidate_families(options: StageConstructionPass, num_layers: int) -> list[
             raise ValueError(f"option 'virtual-stages' {v} leaves no equal-layer slicing of the {num_layers} layers "
                              f"into {v} stages per mesh on a number of meshes that divides the "
                              f"{options.num_micro_batches} micro-batches")
-        return [[(i, i + n, k) for i in range(0, num_layers, n) for k in shapes] for n in counts]
-    return [[(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]]
+        return [completable([(i, i + n, k) for i in range(0, num_layers, n) for k in shapes], num_layers, cluster)
+                for n in counts]
+    return [completable([(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes],
+                        num_layers, cluster)]
+
+
+def completable(family: list[Candidate], num_layers: int, cluster: tuple[int, int]) -> list[Candidate]:
+    """The candidates of ``family`` that some slicing of all the layers onto all the cluster's
+    devices may hold (Eq. 3's DP uses every device once, and a stage holds at least one layer):
+    the layers before and after one fit the devices it leaves, as at most that many stages
+    of the family's submesh sizes. The others would be planned for nothing (4-layer GPT-2 on
+    8 devices: a layer on all 8, or the whole model on 4)."""
+    total = cluster[0] * cluster[1]
+    sizes = {rows * columns for _, _, (rows, columns) in family}
+    fewest = [0] + [math.inf] * total  # the fewest stages of those sizes holding exactly d devices
+    for d in range(1, total + 1):
+        fewest[d] = min((fewest[d - size] + 1 for size in sizes if size <= d), default=math.inf)
+
+    def fits(layers: int, devices: int) -> bool:
+        return fewest[devices] <= layers and (devices > 0) == (layers > 0)
+
+    def left(k: tuple[int, int]) -> int:
+        return total - k[0] * k[1]
+
+    return [(i, j, k) for i, j, k in family
+            if any(fits(i, d) and fits(num_layers - j, left(k) - d) for d in range(left(k) + 1))]
 
 
 def costed_candidates(candidates: list[Candidate], max_costed_layers: int,
                       num_layers: int) -> tuple[list[Candidate], list[tuple[int, int]]]:
     """The candidates to plan, and the (start, end) ranges to compose from them instead
-    (``max-costed-layers``: every range of at most that many layers is planned, on every
-    submesh shape in use; longer ones are composed, see :func:`compose_ranges`)."""
-    if not max_costed_layers:
-        return candidates, []
+    (``max-costed-layers``: every candidate of at most that many layers is planned, and the
+    ranges of at most that many that compose the longer ones on their submesh shapes;
+    longer ones are composed, see :func:`compose_ranges`)."""
     m = max_costed_layers
-    composed = sorted({(i, j) for i, j, _ in candidates if j - i > m})
-    if not composed:
+    if not m or all(j - i <= m for i, j, _ in candidates):
         return candidates, []
-    shapes_used = sorted({k for _, _, k in candidates})
-    return sorted({(i, j, k) for i, j, k in candidates if j - i <= m} |
-                  {(i, j, k) for i in range(num_layers) for j in range(i + 1, min(i + m, num_layers) + 1)
-                   for k in shapes_used}), composed
+    longer = [(i, j, k) for i, j, k in candidates if j - i > m]
+    terms = {(a, b, k) for i, j, k in longer for last in range(i + m, j)
+             for a, b in ((i, i + m), (last - m + 1, last + 1), (last - m + 1, last)) if b > a}
+    return sorted({(i, j, k) for i, j, k in candidates if j - i <= m} | terms), sorted({(i, j) for i, j, _ in longer})
 
 
-def compose_ranges(table: np.ndarray, composed: list[tuple[int, int]], max_costed_layers: int) -> None:
-    """Cost each composed range ``[i, j)`` of ``table`` (indexed ``[start, end, ...]``) in place from
-    the ranges of at most ``m = max_costed_layers`` layers, appending one layer at a time, each
-    adding what it adds to the ``m``-layer range it ends:
-    ``t(i, j) = t(i, i+m) + sum_{l=i+m}^{j-1} t(l-m+1, l+1) - t(l-m+1, l)``. Exact for costs
-    that add up over layers; ``inf`` wherever one of the terms is (a view the submesh lacks)."""
+def compose_ranges(latency: np.ndarray, memories: tuple[np.ndarray, ...], composed: list[tuple[int, int]],
+                   max_costed_layers: int) -> None:
+    """Cost each composed range ``[i, j)`` of ``latency`` and of each of ``memories`` (indexed
+    ``[start, end, ...]``, like it) in place from the ranges of at most ``m = max_costed_layers``
+    layers, appending one layer at a time, each adding what it adds to the ``m``-layer range
+    it ends: ``t(i, j) = t(i, i+m) + sum_{l=i+m}^{j-1} t(l-m+1, l+1) - t(l-m+1, l)``. Exact for
+    costs that add up over layers. Where one of the terms has no latency (``inf``: a view the
+    submesh lacks, a range not planned on it) the composed latency is ``inf`` and its memories 0."""
     m = max_costed_layers
     for i, j in composed:
-        terms = [table[i, i + m]] + [table[last - m + 1, last + 1] for last in range(i + m, j)]
-        taken = [table[last - m + 1, last] for last in range(i + m, j)] if m > 1 else []
-        missing = np.logical_or.reduce([~np.isfinite(t) for t in terms + taken])
-        with np.errstate(invalid="ignore"):  # inf - inf where a term is missing: inf below
-            total = sum(terms) - sum(taken, np.zeros_like(terms[0]))
-        table[i, j] = np.where(missing, np.inf, total)
+        added = [(i, i + m)] + [(last - m + 1, last + 1) for last in range(i + m, j)]
+        taken = [(last - m + 1, last) for last in range(i + m, j)] if m > 1 else []
+        missing = np.logical_or.reduce([~np.isfinite(latency[a, b]) for a, b in added + taken])
+        for table, empty in ((latency, np.inf), *((memory, 0.0) for memory in memories)):
+            with np.errstate(invalid="ignore"):  # inf - inf where a term is missing: replaced below
+                total = sum(table[a, b] for a, b in added) - sum((table[a, b] for a, b in taken), 0.0)
+            table[i, j] = np.where(missing, empty, total)
 
 
 def logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]]:

@@ -42,6 +42,7 @@ from alpa_mlir.passes.inter_op.stage_dp import StageCosts, StageDPError, StagePl
 from alpa_mlir.passes.inter_op.stage_search import (
     best_plan,
     candidate_families,
+    completable,
     compose_ranges,
     costed_candidates,
     logical_shapes,
@@ -118,8 +119,7 @@ def layer_costs(inst: Instance, starts: tuple[int, ...], candidates, composed, s
         for p, view in enumerate(views[k]):
             index = (i, j, submeshes.index(k), p)
             latency[index], param[index], act[index] = inst.stage(bounds[i], bounds[j], k, view)
-    for table in (latency, param, act):
-        compose_ranges(table, composed, max_costed_layers)
+    compose_ranges(latency, (param, act), composed, max_costed_layers)
     return StageCosts(latency, tuple(submeshes), param, act, inst.device_memory)
 
 
@@ -273,10 +273,30 @@ def test_composed_ranges_are_exact_on_costs_that_add_up() -> None:
 
 
 def test_a_missing_term_leaves_a_composed_range_missing() -> None:
-    table = np.zeros((4, 4))
+    table, memory = np.zeros((4, 4)), np.zeros((4, 4))
     table[0, 2], table[1, 3], table[1, 2] = 2.0, 2.5, math.inf
-    compose_ranges(table, [(0, 3)], 2)  # t(0, 2) + t(1, 3) - t(1, 2), and t(1, 2) is missing
-    assert table[0, 3] == math.inf
+    memory[0, 2], memory[1, 3], memory[1, 2] = 1.0, 1.0, 3.0
+    compose_ranges(table, (memory,), [(0, 3)], 2)  # t(0, 2) + t(1, 3) - t(1, 2), and t(1, 2) is missing
+    assert table[0, 3] == math.inf and memory[0, 3] == 0.0  # not 1 + 1 - 3
     table[1, 2] = 1.5
-    compose_ranges(table, [(0, 3)], 2)
-    assert table[0, 3] == 2.0 + 2.5 - 1.5
+    compose_ranges(table, (memory,), [(0, 3)], 2)
+    assert table[0, 3] == 2.0 + 2.5 - 1.5 and memory[0, 3] == 1.0 + 1.0 - 3.0
+
+
+@pytest.mark.parametrize("cluster", CLUSTERS + ((1, 8), (2, 8)))
+def test_the_candidates_kept_are_those_some_slicing_holds(cluster: Shape) -> None:
+    # Every slicing of L layers into consecutive stages, each on a submesh, the submeshes
+    # holding every device once: the candidates that appear in one are the ones kept.
+    shapes, total = submesh_shapes(cluster), cluster[0] * cluster[1]
+    for num_layers in range(1, 6):
+        every = [(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes]
+        held = set()
+        for count in range(num_layers):
+            for cuts in itertools.combinations(range(1, num_layers), count):
+                bounds = (0, *cuts, num_layers)
+                for meshes in itertools.product(shapes, repeat=len(bounds) - 1):
+                    if sum(a * b for a, b in meshes) == total:
+                        held.update((bounds[s], bounds[s + 1], k) for s, k in enumerate(meshes))
+        kept = completable(every, num_layers, cluster)
+        assert set(kept) == held, (cluster, num_layers)
+        assert kept == [c for c in every if c in held]  # in their order
