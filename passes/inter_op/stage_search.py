@@ -3,8 +3,9 @@
 The candidates are (start layer, end layer, submesh shape) triples; a *family* of
 them is what one run of the DP of Eq. 3-4 (``stage_dp.py``) may combine: every range
 on every shape (``auto``), ranges of one length (``equal-layer``, one family per
-length), or the user's stages (``manual``). :func:`best_plan` keeps the best of the
-families' plans.
+length), or the user's stages (``manual``); of the first two only those some slicing of
+all the layers onto all the devices holds (:func:`completable`). :func:`best_plan` keeps
+the best of the families' plans.
 
 With ``virtual-stages=v > 1`` (interleaved 1F1B) the DP still places one contiguous
 layer range per mesh: the range stands for the ``v`` chunks the mesh will hold, which
