@@ -112,8 +112,10 @@ class PipeshardParallel:
         ``gpipe`` (all forwards, then all backwards), ``interleaved-1f1b`` (v stages per mesh,
         stage k on mesh k mod S: a bubble 1/v as long, more activations in flight) or
         ``inference`` for forward-only steps.
-      virtual_stages: v under ``interleaved-1f1b``, with ``UniformStageOption(num_stages=S v)``
-        or a ``ManualStageOption`` of S v layer counts on S submeshes; B a multiple of S.
+      virtual_stages: v under ``interleaved-1f1b``: the stage DP (``AutoStageOption``) gives each
+        of S meshes a multiple of v layers and minimises interleaved 1F1B's Eq. 2 over S that
+        divide B; or ``UniformStageOption(num_stages=S v)``, or a ``ManualStageOption`` of S v
+        layer counts on S submeshes; B a multiple of S.
       cluster_shape: (hosts, devices per host). When omitted: one host per process that
         owns some of the devices (``(1, len(devices))`` in one process; with
         ``jax.distributed``, (processes, devices per process)).
@@ -185,9 +187,6 @@ class PipeshardParallel:
         if not isinstance(v, int) or v < 1 or (v > 1 and self.pipeline_schedule != "interleaved-1f1b"):
             raise ValueError(f"PipeshardParallel option 'virtual_stages' must be a positive integer, and 1 unless "
                              f"pipeline_schedule='interleaved-1f1b'; got {v!r} with {self.pipeline_schedule!r}")
-        if v > 1 and isinstance(stage, AutoStageOption):
-            raise ValueError("PipeshardParallel option 'virtual_stages' needs UniformStageOption or "
-                             "ManualStageOption: the stage DP places one contiguous layer range per mesh")
         meshes = (len(stage.submeshes) if isinstance(stage, ManualStageOption) else
                   stage.num_stages // v if isinstance(stage, UniformStageOption) else 0)
         if self.pipeline_schedule == "interleaved-1f1b" and meshes and self.num_micro_batches % meshes:
@@ -232,11 +231,11 @@ class PipeshardParallel:
                            cost_model=stage.cost_model, device_memory=stage.device_memory, epsilon=stage.epsilon,
                            jobs=stage.jobs)
         elif isinstance(stage, UniformStageOption):
-            options.update(stage_mode="equal-layer", num_stages=stage.num_stages, virtual_stages=self.virtual_stages)
+            options.update(stage_mode="equal-layer", num_stages=stage.num_stages)
         else:
             options.update(stage_mode="manual", stage_layers=tuple(stage.stage_layers),
-                           stage_submeshes=tuple(n for pair in stage.submeshes for n in pair),
-                           virtual_stages=self.virtual_stages)
+                           stage_submeshes=tuple(n for pair in stage.submeshes for n in pair))
+        options["virtual_stages"] = self.virtual_stages
         try:
             return [layers, StageConstructionPass(**options),
                     CrossMeshReshardingPass(local_all_gather=self.local_all_gather),

@@ -104,12 +104,14 @@ class StageConstructionPass(Pass):
 
     ``virtual-stages=v`` (for ``alpa-pipeline-schedule{schedule=interleaved-1f1b}``) makes
     ``S v`` stages on the ``S`` submeshes, stage ``k`` on mesh ``k mod S`` with that mesh's
-    logical mesh: ``equal-layer`` cuts the layers into ``num-stages`` (``S v``; 0: the DP
-    picks ``S``) stages of equally many layers; ``manual`` takes ``S v`` counts in
-    ``stage-layers`` and ``S`` pairs in ``stage-submeshes``. The DP does not model
-    interleaving: it prices mesh ``r`` on one contiguous range of as many layers as its
-    chunks hold (``stage_search.py``), so its Eq. 2 latency is 1F1B's of that slicing.
-    ``auto`` and ``equal-operator`` do not take the option.
+    logical mesh: ``auto`` and ``equal-operator`` give each mesh a multiple of ``v``
+    layers, cut into ``v`` chunks of as many; ``equal-layer`` cuts the layers into
+    ``num-stages`` (``S v``; 0: the DP picks ``S``) stages of equally many layers; ``manual``
+    takes ``S v`` counts in ``stage-layers`` and ``S`` pairs in ``stage-submeshes``. The DP
+    prices mesh ``r`` on one contiguous range of as many layers as its chunks hold
+    (``stage_search.py``) and minimises interleaved 1F1B's Eq. 2, ``sum_r t_r / v + (B -
+    1/v) max_r t_r`` (its bubble is ``v`` times smaller), over numbers of meshes ``S`` that
+    divide ``B``.
 
     The report (``report``) holds the stages (layers, submesh, devices, logical mesh,
     latency, memory), Eq. 2's latency and the search's statistics; it loads as
@@ -191,10 +193,8 @@ class StageConstructionPass(Pass):
             raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
         if self.num_stages < 0 or (self.num_stages and self.stage_mode != "equal-layer"):
             raise ValueError("option 'num-stages' is a positive number of stages for stage-mode=equal-layer")
-        if self.virtual_stages < 1 or (self.virtual_stages > 1 and self.stage_mode not in ("equal-layer", "manual")):
-            raise ValueError(f"option 'virtual-stages' must be positive, and 1 unless stage-mode is equal-layer or "
-                             f"manual (the DP of Eq. 3-4 places one contiguous layer range per mesh); got "
-                             f"{self.virtual_stages} with stage-mode={self.stage_mode}")
+        if self.virtual_stages < 1:
+            raise ValueError(f"option 'virtual-stages' must be positive; got {self.virtual_stages}")
         if self.num_stages % self.virtual_stages:
             raise ValueError(f"option 'num-stages' {self.num_stages} must be a multiple of option 'virtual-stages' "
                              f"{self.virtual_stages}: every mesh holds as many stages")
@@ -203,6 +203,10 @@ class StageConstructionPass(Pass):
                                             != 2 * len(self.stage_layers)):
             raise ValueError("option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per mesh "
                              "in 'stage-submeshes' (a mesh per stage, or per 'virtual-stages' stages)")
+        meshes = len(self.stage_layers) // self.virtual_stages
+        if self.virtual_stages > 1 and self.stage_mode == "manual" and self.num_micro_batches % meshes:
+            raise ValueError(f"option 'num-micro-batches' {self.num_micro_batches} must be a multiple of the {meshes} "
+                             "meshes with 'virtual-stages' > 1: interleaved 1F1B takes them in such groups")
         for label, value in (("device-flops", self.device_flops), ("intra-host-bandwidth", self.intra_host_bandwidth),
                              ("inter-host-bandwidth", self.inter_host_bandwidth)):
             if not value > 0:
@@ -403,7 +407,7 @@ class StageConstructionPass(Pass):
                     return None
                 try:
                     bound = min(bound, best_plan(families, probed[0], cluster_shape, self.num_micro_batches,
-                                                 self.epsilon)[0].latency)
+                                                 self.epsilon, self.virtual_stages)[0].latency)
                     break
                 except StageDPError:  # no plan of those candidates (more layers than devices, memory)
                     pass
@@ -422,7 +426,8 @@ class StageConstructionPass(Pass):
         stats["composed_ranges"] += len(composed)
         stats["pruned_candidates"] += pruned
         tic = time.perf_counter()
-        plan, costs = best_plan(families, costs, tuple(self.cluster_shape), self.num_micro_batches, self.epsilon)
+        plan, costs = best_plan(families, costs, tuple(self.cluster_shape), self.num_micro_batches, self.epsilon,
+                                self.virtual_stages)
         stats["dp_seconds"] += time.perf_counter() - tic
         LOG.info("stage construction: DP over the %s layers: %d stages, predicted latency %.4g s", name,
                  len(plan.stages), plan.latency)

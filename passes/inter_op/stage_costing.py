@@ -78,7 +78,8 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     op of ``@main``. Stage modules in ``cache`` are not planned again; new ones are added.
 
     ``bound``: the Eq. 2 latency of a plan already found. Eq. 2 is at least ``B t_i`` plus
-    the other stages' ``t_j`` for each of its stages, a ``t`` at least its stage's compute,
+    the other stages' ``t_j`` (over ``v``, interleaved: ``stage_dp.pipeline_latency``) for each
+    of its stages, a ``t`` at least its stage's compute,
     and the other stages' compute at least their layers' floors (:func:`_floors`), so a
     candidate whose ``B`` times compute and the floors of the layers it leaves exceed
     ``bound`` is in no better plan: it is not planned, and its latency stays inf. (So
@@ -124,14 +125,14 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
             entries.append(((i, j, submeshes.index(k), p), key))
     kept = entries
     if math.isfinite(bound):
-        # Eq. 2 is at least B t_i plus the other stages' t_j; a t is at least its stage's
-        # compute (the plan's communication, Eq. 1's value, is never negative), and the
-        # stages that hold the other layers at least those layers' floors.
+        # Eq. 2 is at least B t_i plus the other stages' t_j (over v, interleaved); a t is at
+        # least its stage's compute (the plan's communication, Eq. 1's value, is never
+        # negative), and the stages that hold the other layers at least those layers' floors.
         floors, launches = _floors(options, profile, cache, of_layer, phase, submeshes)
         kept = [(index, key) for index, key in entries if key in cache.costed or options.num_micro_batches *
                 _compute_seconds(options, profile, cache, work[key][2], work[key][1].size) +
-                sum(floors[:index[0]]) + sum(floors[index[1]:]) + launches * ((index[0] > 0) + (index[1] < num_layers))
-                <= bound]
+                (sum(floors[:index[0]]) + sum(floors[index[1]:]) +
+                 launches * ((index[0] > 0) + (index[1] < num_layers))) / options.virtual_stages <= bound]
     new = {key: work[key] for _, key in kept if key not in cache.planned}
     if not _plan_all(options.jobs, options.mip_gap, new, main.context, costing, cache.planned):
         # the planner's error is reported at its op

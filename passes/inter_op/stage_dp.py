@@ -10,7 +10,8 @@ nothing here tells the two apart. :func:`solve_stage_dp` returns the :class:`Sta
 
     T* = sum_i t_i + (B - 1) * max_j t_j                                                 (Eq. 2)
 
-over every slicing of the layers into consecutive stages whose submeshes hold exactly ``N * M`` devices.
+(or its interleaved form, :func:`pipeline_latency`) over every slicing of the layers into consecutive
+stages whose submeshes hold exactly ``N * M`` devices.
 
 1. ``t_intra(stage, submesh, s)`` (Algorithm 1, lines 8-21): the fastest logical mesh that fits Eq. 5,
    ``mem_stage + s * mem_act <= mem_device``, where ``s`` counts the stages from this one to the last
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
 from numbers import Integral
@@ -132,12 +133,23 @@ class StagePlan:
     t_max: float  # the bound of the DP run that found the stages; at least every stage's latency
 
 
-def pipeline_latency(stage_latencies: Sequence[float], num_micro_batches: int) -> float:
-    """Eq. 2: ``sum_i t_i + (B - 1) * max_j t_j``, the 1F1B/GPipe latency of ``B`` micro-batches."""
+def pipeline_latency(stage_latencies: Sequence[float], num_micro_batches: int, virtual_stages: int = 1) -> float:
+    """Eq. 2: ``sum_i t_i + (B - 1) * max_j t_j``, the 1F1B/GPipe latency of ``B`` micro-batches.
+
+    With ``v = virtual_stages > 1`` (interleaved 1F1B, Narayanan et al. 2021) each ``t_i`` is
+    a mesh's, over the ``v`` chunks it holds, and a chunk is ``1/v`` of it: filling and
+    draining the pipeline passes every mesh once per chunk, so the bubble shrinks ``v``-fold,
+    ``sum_i t_i / v + (B - 1/v) * max_j t_j`` (on equal meshes ``(B + (S-1)/v) t``, against
+    1F1B's ``(B + S - 1) t``)."""
     _check_micro_batches(num_micro_batches)
     if len(stage_latencies) == 0:
         raise StageDPError("a pipeline needs at least one stage")
-    return float(sum(stage_latencies) + (num_micro_batches - 1) * max(stage_latencies))
+    return _eq2(float(sum(stage_latencies)), float(max(stage_latencies)), num_micro_batches, virtual_stages)
+
+
+def _eq2(total: float, t_max: float, num_micro_batches: int, virtual_stages: int) -> float:
+    """Eq. 2 from the stages' sum and their slowest (:func:`pipeline_latency`)."""
+    return total / virtual_stages + (num_micro_batches - 1 / virtual_stages) * t_max
 
 
 def t_intra_table(costs: StageCosts, max_stages: int) -> tuple[np.ndarray, np.ndarray]:
@@ -166,7 +178,8 @@ def t_intra_table(costs: StageCosts, max_stages: int) -> tuple[np.ndarray, np.nd
 
 
 def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *, epsilon: float = 1e-6,
-                   early_pruning: bool = True) -> StagePlan:
+                   early_pruning: bool = True, virtual_stages: int = 1,
+                   stage_counts: Collection[int] | None = None) -> StagePlan:
     """The stages, submeshes and logical meshes minimising Eq. 2 (Algorithm 1's DP).
 
     Args:
@@ -177,10 +190,17 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
         as the latencies; the paper's 1e-6 s); the result is then within ``(B - 1) * epsilon`` of the
         optimum, and exact for 0.
       early_pruning: stop and skip as in step 3 of the module docstring; False evaluates every ``t_max``.
+      virtual_stages: ``v`` of interleaved 1F1B (:func:`pipeline_latency`): a stage is a mesh's layers,
+        which it runs as ``v`` chunks. Eq. 4's sum is still least for each ``t_max``: only how the sum
+        and ``t_max`` add up changes.
+      stage_counts: the numbers of stages a plan may have (None: any); interleaved 1F1B takes the
+        micro-batches in groups of as many as there are meshes, so ``S`` must divide ``B``.
 
     Raises ``InfeasiblePlanError`` when no slicing has only finite, memory-fitting stages.
     """
     _check_micro_batches(num_micro_batches)
+    if isinstance(virtual_stages, bool) or not isinstance(virtual_stages, Integral) or virtual_stages < 1:
+        raise StageDPError(f"virtual_stages {virtual_stages!r} must be a positive integer")
     if (len(cluster) != 2 or any(isinstance(x, bool) or not isinstance(x, Integral) for x in cluster)
             or min(cluster) < 1):
         raise StageDPError(f"cluster {cluster!r} must be (hosts, devices per host), two positive integers")
@@ -195,22 +215,24 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
     table, logical = t_intra_table(costs, max_stages)
     sizes = np.array([n * m for n, m in costs.submeshes])
     firsts, tops = _candidates(table, epsilon)
-    B = int(num_micro_batches)
+    B, v = int(num_micro_batches), int(virtual_stages)
+    counts = frozenset(range(1, max_stages + 1) if stage_counts is None else stage_counts)
     if not early_pruning:
-        totals = [_min_sum(table, sizes, devices, max_stages, t) + (B - 1) * t for t in tops]
+        totals = [_eq2(_min_sum(table, sizes, devices, max_stages, counts, t), t, B, v) for t in tops]
         group = int(np.argmin(totals)) if totals and math.isfinite(min(totals)) else None
     else:
         start = int(np.searchsorted(tops, _bottleneck(table[0], sizes, devices)))
-        value = partial(_min_sum, table, sizes, devices, max_stages)
-        group = _search(value, firsts, tops, B, start) if start < tops.size else None
+        value = partial(_min_sum, table, sizes, devices, max_stages, counts)
+        group = _search(value, firsts, tops, partial(_eq2, num_micro_batches=B, virtual_stages=v), B, start) \
+            if start < tops.size else None
     if group is None:
         raise InfeasiblePlanError(_infeasible_message(costs, sizes, devices, cluster))
     stages = []
-    for start, end, k, s in _least_sum_stages(table, sizes, devices, max_stages, float(tops[group])):
+    for start, end, k, s in _least_sum_stages(table, sizes, devices, max_stages, counts, float(tops[group])):
         level = min(s, table.shape[0]) - 1
         stages.append(Stage(start, end, k, costs.submeshes[k], int(logical[level, start, end, k]),
                             float(table[level, start, end, k])))
-    return StagePlan(tuple(stages), pipeline_latency([s.latency for s in stages], B), float(tops[group]))
+    return StagePlan(tuple(stages), pipeline_latency([s.latency for s in stages], B, v), float(tops[group]))
 
 
 def _candidates(table: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarray]:
@@ -232,8 +254,10 @@ def _candidates(table: np.ndarray, epsilon: float) -> tuple[np.ndarray, np.ndarr
     return np.array(firsts), np.array(tops)
 
 
-def _search(value: Callable[[float], float], firsts: np.ndarray, tops: np.ndarray, B: int, start: int) -> int | None:
-    """The run whose ``T*(t_max) = Sigma(t_max) + (B - 1) t_max`` (Eq. 4) is least, or None if none is finite.
+def _search(value: Callable[[float], float], firsts: np.ndarray, tops: np.ndarray,
+            eq2: Callable[[float, float], float], B: int, start: int) -> int | None:
+    """The run whose ``T*(t_max) = eq2(Sigma(t_max), t_max)`` (Eq. 4: ``Sigma + (B - 1) t_max``) is least, or
+    None if none is finite. ``eq2`` grows with both, and is at least ``B t_max`` where ``Sigma >= t_max``.
 
     ``Sigma`` never rises with ``t_max``. The first feasible run is found by galloping from ``start`` and
     bisecting; then, over the runs below Algorithm 1's break (``B * t_max >= T*``), an interval between two
@@ -246,7 +270,7 @@ def _search(value: Callable[[float], float], firsts: np.ndarray, tops: np.ndarra
     def total(g: int) -> float:
         if g not in sigma:
             sigma[g] = value(float(tops[g]))
-        return sigma[g] + (B - 1) * float(tops[g])
+        return eq2(sigma[g], float(tops[g]))
 
     bad, g, step = start - 1, start, 1
     while not math.isfinite(total(g)):
@@ -265,7 +289,7 @@ def _search(value: Callable[[float], float], firsts: np.ndarray, tops: np.ndarra
         a, b = intervals.pop()
         if b - a < 2 or sigma[a] == sigma[b]:
             continue
-        if max(sigma[b], firsts[a + 1]) + (B - 1) * tops[a + 1] >= best:
+        if eq2(max(sigma[b], firsts[a + 1]), float(tops[a + 1])) >= best:
             continue
         mid = (a + b) // 2
         if total(mid) < best:
@@ -334,10 +358,11 @@ def _band(allowed: np.ndarray, sizes: np.ndarray, devices: int) -> _Band | None:
                  src, state_of[end, d - sizes[sub]], first, src[first])
 
 
-def _min_sums(band: _Band, table: np.ndarray, t_max: float, max_stages: int,
+def _min_sums(band: _Band, table: np.ndarray, t_max: float, max_stages: int, counts: frozenset[int],
               keep: bool) -> tuple[float, list[np.ndarray], Callable[[int], np.ndarray]]:
-    """``min_s F(s, 0, N*M)``, ``F(s, ., .)`` on the band for ``s = 0, 1, ...`` (Eq. 3; every level if
-    ``keep``, else the last) and the edges' latencies for a given ``s``."""
+    """``min_s F(s, 0, N*M)`` over the stage counts ``s`` in ``counts``, ``F(s, ., .)`` on the band for
+    ``s = 0, 1, ...`` (Eq. 3; every level if ``keep``, else the last) and the edges' latencies for a
+    given ``s``."""
     cache: dict[int, np.ndarray] = {}
 
     def latency(s: int) -> np.ndarray:  # the edges' t_intra for a stage with s stages from it to the last
@@ -354,24 +379,26 @@ def _min_sums(band: _Band, table: np.ndarray, t_max: float, max_stages: int,
         f = np.full(band.num_states, np.inf)
         f[band.sources] = np.minimum.reduceat(latency(s) + levels[-1][band.dst], band.first)
         levels = levels + [f] if keep else [f]
-        best = min(best, float(f[band.root]))
+        if s in counts:
+            best = min(best, float(f[band.root]))
         if not np.isfinite(f).any():
             break
     return best, levels, latency
 
 
-def _min_sum(table: np.ndarray, sizes: np.ndarray, devices: int, max_stages: int, t_max: float) -> float:
-    """``Sigma(t_max) = min_s F(s, 0, N*M; t_max)``, the first term of Eq. 4."""
+def _min_sum(table: np.ndarray, sizes: np.ndarray, devices: int, max_stages: int, counts: frozenset[int],
+             t_max: float) -> float:
+    """``Sigma(t_max) = min_s F(s, 0, N*M; t_max)`` over ``s`` in ``counts``, the first term of Eq. 4."""
     band = _band(table[0] <= t_max, sizes, devices)  # level s = 1 is the fastest: it admits all others do
-    return math.inf if band is None else _min_sums(band, table, t_max, max_stages, keep=False)[0]
+    return math.inf if band is None else _min_sums(band, table, t_max, max_stages, counts, keep=False)[0]
 
 
-def _least_sum_stages(table: np.ndarray, sizes: np.ndarray, devices: int, max_stages: int,
+def _least_sum_stages(table: np.ndarray, sizes: np.ndarray, devices: int, max_stages: int, counts: frozenset[int],
                       t_max: float) -> list[tuple[int, int, int, int]]:
     """``(start, end, submesh, s)`` of the stages of a slicing whose sum is ``Sigma(t_max)``."""
     band = _band(table[0] <= t_max, sizes, devices)
-    _, levels, latency = _min_sums(band, table, t_max, max_stages, keep=True)
-    state, s = band.root, int(np.argmin([f[band.root] for f in levels]))
+    _, levels, latency = _min_sums(band, table, t_max, max_stages, counts, keep=True)
+    state, s = band.root, int(np.argmin([f[band.root] if s in counts else np.inf for s, f in enumerate(levels)]))
     stages = []
     while s > 0:
         run = int(np.searchsorted(band.sources, state))

@@ -9,9 +9,11 @@ the best of the families' plans.
 
 With ``virtual-stages=v > 1`` (interleaved 1F1B) the DP still places one contiguous
 layer range per mesh: the range stands for the ``v`` chunks the mesh will hold, which
-have as many layers in all (``equal-layer``: ranges of a multiple of ``v`` layers;
-``manual``: mesh ``r`` gets the layers of stages ``r, r+S, ..``). That prices a mesh
-right when its layers cost alike wherever they sit, as repeated layers do.
+have as many layers in all (``auto``: ranges of a multiple of ``v`` layers, cut into ``v``
+equal chunks; ``equal-layer``: as many layers per range; ``manual``: mesh ``r`` gets the
+layers of stages ``r, r+S, ..``). That prices a mesh right when its layers cost alike
+wherever they sit, as repeated layers do. The DP minimises interleaved 1F1B's Eq. 2
+(``stage_dp.pipeline_latency``) over numbers of meshes that divide the micro-batches.
 :func:`virtual_stage_bounds` then cuts the layers into the ``S v`` stages themselves.
 """
 
@@ -59,18 +61,22 @@ def candidate_families(options: StageConstructionPass, num_layers: int) -> list[
             raise ValueError(f"option 'virtual-stages' {v} leaves no equal-layer slicing of the {num_layers} layers "
                              f"into {v} stages per mesh on a number of meshes that divides the "
                              f"{options.num_micro_batches} micro-batches")
-        return [completable([(i, i + n, k) for i in range(0, num_layers, n) for k in shapes], num_layers, cluster)
+        return [completable([(i, i + n, k) for i in range(0, num_layers, n) for k in shapes], num_layers, cluster, v)
                 for n in counts]
-    return [completable([(i, j, k) for i in range(num_layers) for j in range(i + 1, num_layers + 1) for k in shapes],
-                        num_layers, cluster)]
+    if num_layers % v:
+        raise ValueError(f"option 'virtual-stages' {v} does not divide the {num_layers} layers: every mesh holds "
+                         f"{v} stages of equally many layers")
+    return [completable([(i, j, k) for i in range(num_layers) for j in range(i + v, num_layers + 1, v)
+                         for k in shapes], num_layers, cluster, v)]
 
 
-def completable(family: list[Candidate], num_layers: int, cluster: tuple[int, int]) -> list[Candidate]:
+def completable(family: list[Candidate], num_layers: int, cluster: tuple[int, int], v: int = 1) -> list[Candidate]:
     """The candidates of ``family`` that some slicing of all the layers onto all the cluster's
-    devices may hold (Eq. 3's DP uses every device once, and a stage holds at least one layer):
-    the layers before and after one fit the devices it leaves, as at most that many stages
-    of the family's submesh sizes. The others would be planned for nothing (4-layer GPT-2 on
-    8 devices: a layer on all 8, or the whole model on 4)."""
+    devices may hold (Eq. 3's DP uses every device once, and a stage holds at least one
+    layer, ``v`` with virtual stages): the layers before and after one fit the devices it
+    leaves, as at most that many stages of the family's submesh sizes. The others would be
+    planned for nothing (4-layer GPT-2 on 8 devices: a layer on all 8, or the whole model on
+    4)."""
     total = cluster[0] * cluster[1]
     sizes = {rows * columns for _, _, (rows, columns) in family}
     fewest = [0] + [math.inf] * total  # the fewest stages of those sizes holding exactly d devices
@@ -78,7 +84,7 @@ def completable(family: list[Candidate], num_layers: int, cluster: tuple[int, in
         fewest[d] = min((fewest[d - size] + 1 for size in sizes if size <= d), default=math.inf)
 
     def fits(layers: int, devices: int) -> bool:
-        return fewest[devices] <= layers and (devices > 0) == (layers > 0)
+        return layers % v == 0 and fewest[devices] <= layers // v and (devices > 0) == (layers > 0)
 
     def left(k: tuple[int, int]) -> int:
         return total - k[0] * k[1]
@@ -136,9 +142,12 @@ def logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]
 
 
 def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple[int, int], num_micro_batches: int,
-              epsilon: float) -> tuple[StagePlan, StageCosts]:
+              epsilon: float, virtual_stages: int = 1) -> tuple[StagePlan, StageCosts]:
     """Eq. 2's best slicing over every family (one DP each, restricted to its
-    candidates), and the costs it was found with; ``StageDPError`` when no family has one."""
+    candidates), and the costs it was found with; ``StageDPError`` when no family has one.
+    With ``virtual_stages > 1``, interleaved 1F1B's Eq. 2 on a number of meshes that
+    divides the micro-batches (``solve_stage_dp``)."""
+    counts = None if virtual_stages == 1 else {s for s in range(1, num_micro_batches + 1) if num_micro_batches % s == 0}
     plans, errors = [], []
     for family in families:
         allowed = np.zeros(costs.latency.shape[:3], dtype=bool)
@@ -146,7 +155,8 @@ def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple
             allowed[i, j, costs.submeshes.index(k)] = True
         restricted = dataclasses.replace(costs, latency=np.where(allowed[..., None], costs.latency, np.inf))
         try:
-            plans.append((solve_stage_dp(restricted, cluster, num_micro_batches, epsilon=epsilon), restricted))
+            plans.append((solve_stage_dp(restricted, cluster, num_micro_batches, epsilon=epsilon,
+                                         virtual_stages=virtual_stages, stage_counts=counts), restricted))
         except StageDPError as error:
             errors.append(error)
     if not plans:
@@ -160,5 +170,5 @@ def virtual_stage_bounds(options: StageConstructionPass, mesh_ranges: list[tuple
     v = options.virtual_stages
     if options.stage_mode == "manual":
         return [int(b) for b in np.cumsum((0, *options.stage_layers))]
-    size = (mesh_ranges[0][1] - mesh_ranges[0][0]) // v  # equal-layer: every range has as many layers
-    return list(range(0, mesh_ranges[-1][1] + 1, size))
+    chunks = [(end - start) // v for start, end in mesh_ranges]  # a mesh's range: its v chunks' layers
+    return [int(b) for b in np.cumsum((0, *(chunks[k % len(chunks)] for k in range(len(chunks) * v))))]

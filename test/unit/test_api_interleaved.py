@@ -12,6 +12,7 @@ import pytest
 from test_api_pipeshard import run_both
 
 from alpa_mlir.models import GPTConfig, MLPConfig, build
+from alpa_mlir.passes.inter_op.stage_dp import pipeline_latency
 from alpa_mlir.pipeshard import (
     AutoLayerOption,
     AutoStageOption,
@@ -53,12 +54,28 @@ def test_gpt_with_adam_uniform_stages_interleaved_match_jit():
     assert set(plan.stages[0].devices).isdisjoint(plan.stages[1].devices)
 
 
+def test_the_stage_dp_plans_interleaved_stages_that_match_jit():
+    # AutoStageOption: the DP gives each mesh a multiple of v layers, cut into v chunks, on a
+    # number of meshes dividing B, and its latency is interleaved 1F1B's Eq. 2.
+    model = build(MLPConfig(sizes=(16, 32, 32, 32, 8), boundaries=True))
+    params, batch = model.init(jax.random.key(0), 16)
+    method = PipeshardParallel(num_micro_batches=4, layer_option=ManualLayerOption(),
+                               stage_option=AutoStageOption(), pipeline_schedule="interleaved-1f1b", virtual_stages=2)
+    pipelined = run_both(model.train_step, method, (params, batch))
+    plan = pipelined.get_plan(params, batch)
+    meshes = len(plan.stages) // 2
+    assert plan.virtual_stages == 2 and len(plan.stages) == 2 * meshes and 4 % meshes == 0
+    assert [s.devices for s in plan.stages] == [s.devices for s in plan.stages[:meshes]] * 2
+    assert [s.layers[1] - s.layers[0] for s in plan.stages[:meshes]] == \
+        [s.layers[1] - s.layers[0] for s in plan.stages[meshes:]]
+    per_mesh = [plan.stages[r].latency + plan.stages[r + meshes].latency for r in range(meshes)]
+    assert plan.latency == pytest.approx(pipeline_latency(per_mesh, 4, 2), rel=1e-9)
+
+
 def test_interleaved_options_are_checked():
     with pytest.raises(ValueError, match="option 'virtual_stages' must be a positive integer, and 1 unless "
                                          "pipeline_schedule='interleaved-1f1b'; got 2 with '1f1b'"):
         PipeshardParallel(virtual_stages=2)
-    with pytest.raises(ValueError, match="option 'virtual_stages' needs UniformStageOption or ManualStageOption"):
-        PipeshardParallel(pipeline_schedule="interleaved-1f1b", virtual_stages=2, stage_option=AutoStageOption())
     with pytest.raises(ValueError, match=r"option 'num_micro_batches' \(3\) must be a multiple of the 2 meshes"):
         PipeshardParallel(num_micro_batches=3, pipeline_schedule="interleaved-1f1b", virtual_stages=2,
                           stage_option=UniformStageOption(num_stages=4))

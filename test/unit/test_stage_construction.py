@@ -130,7 +130,9 @@ def test_virtual_stages_put_stage_k_on_mesh_k_mod_s_and_compute_the_unsplit_step
     expected = run_on_one_device(original, flat)
     for options in ("stage-mode=equal-layer num-stages=4 virtual-stages=2 num-micro-batches=2",
                     "stage-mode=equal-layer virtual-stages=2 num-micro-batches=2",
-                    "stage-mode=manual stage-layers=1,1,1,1 stage-submeshes=1,1,1,3 virtual-stages=2"):
+                    "virtual-stages=2 num-micro-batches=2",  # auto: the DP of interleaved 1F1B's Eq. 2
+                    "stage-mode=manual stage-layers=1,1,1,1 stage-submeshes=1,1,1,3 virtual-stages=2 "
+                    "num-micro-batches=2"):
         module, report, _ = staged(f"cluster-shape=1,4 {options}", tmp_path)
         stages = report["stages"]
         assert report["virtual_stages"] == 2 and len(stages) % 2 == 0

@@ -22,8 +22,10 @@ from alpa_mlir.passes.inter_op.submesh import submesh_shapes
 Cluster = tuple[int, int]
 
 
-def brute_force(costs: StageCosts, cluster: Cluster, B: int) -> float:
-    """Eq. 2 minimised over every slicing, submesh per stage and logical mesh per stage, Eq. 5 checked."""
+def brute_force(costs: StageCosts, cluster: Cluster, B: int, v: int = 1, counts: set[int] | None = None) -> float:
+    """Eq. 2 (interleaved over ``v`` chunks per mesh: ``sum / v + (B - 1/v) max``) minimised over every
+    slicing (into a number of stages in ``counts``, if given), submesh per stage and logical mesh per
+    stage, Eq. 5 checked."""
     layers, devices = costs.num_layers, cluster[0] * cluster[1]
     sizes = [n * m for n, m in costs.submeshes]
     num_logical = costs.latency.shape[3]
@@ -31,6 +33,8 @@ def brute_force(costs: StageCosts, cluster: Cluster, B: int) -> float:
     for cuts in itertools.product((False, True), repeat=layers - 1):
         bounds = [0] + [i + 1 for i, cut in enumerate(cuts) if cut] + [layers]
         ranges = list(zip(bounds[:-1], bounds[1:]))
+        if counts is not None and len(ranges) not in counts:
+            continue
         for subs in itertools.product(range(len(sizes)), repeat=len(ranges)):
             if sum(sizes[k] for k in subs) != devices:
                 continue
@@ -43,11 +47,11 @@ def brute_force(costs: StageCosts, cluster: Cluster, B: int) -> float:
                     times.append(costs.latency[i, j, k, p])
                 else:
                     if math.isfinite(sum(times)):
-                        best = min(best, sum(times) + (B - 1) * max(times))
+                        best = min(best, sum(times) / v + (B - 1 / v) * max(times))
     return best
 
 
-def check_plan(plan: StagePlan, costs: StageCosts, cluster: Cluster, B: int) -> None:
+def check_plan(plan: StagePlan, costs: StageCosts, cluster: Cluster, B: int, v: int = 1) -> None:
     """The stages cover the layers in order on all devices, and each one is its own best fitting choice."""
     stages = plan.stages
     assert [s.start for s in stages] == [0] + [s.end for s in stages[:-1]]
@@ -61,7 +65,7 @@ def check_plan(plan: StagePlan, costs: StageCosts, cluster: Cluster, B: int) -> 
         assert fits[stage.logical_mesh]
         assert stage.latency == costs.latency[i, j, k, stage.logical_mesh] == costs.latency[i, j, k][fits].min()
         assert stage.latency <= plan.t_max
-    assert plan.latency == pipeline_latency([s.latency for s in stages], B)
+    assert plan.latency == pipeline_latency([s.latency for s in stages], B, v)
 
 
 def random_costs(seed: int) -> tuple[StageCosts, Cluster, int]:
@@ -103,6 +107,28 @@ def test_matches_brute_force(early_pruning: bool) -> None:
         feasible += 1
         pipelined += len(plan.stages) > 1
     assert feasible >= 60 and pipelined >= 30  # most instances have a plan, many with several stages
+
+
+@pytest.mark.parametrize("early_pruning", [True, False])
+def test_interleaved_eq2_matches_brute_force(early_pruning: bool) -> None:
+    # Interleaved 1F1B: the same least sums per t_max, combined as sum / v + (B - 1/v) t_max,
+    # which can pick another slicing than 1F1B's (a smaller bubble makes more stages pay);
+    # the number of meshes divides B (the schedule takes the micro-batches in such groups).
+    differs = restricted = 0
+    for seed in range(100):
+        costs, cluster, B = random_costs(seed)
+        v, counts = 2 + seed % 3, {S for S in range(1, 9) if B % S == 0}
+        expected = brute_force(costs, cluster, B, v, counts)
+        if not math.isfinite(expected):
+            continue
+        plan = solve_stage_dp(costs, cluster, B, epsilon=0.0, early_pruning=early_pruning, virtual_stages=v,
+                              stage_counts=counts)
+        assert plan.latency == pytest.approx(expected, rel=1e-12), seed
+        check_plan(plan, costs, cluster, B, v)
+        assert len(plan.stages) in counts
+        differs += plan.stages != solve_stage_dp(costs, cluster, B, epsilon=0.0).stages
+        restricted += expected > brute_force(costs, cluster, B, v)
+    assert differs >= 2 and restricted >= 1
 
 
 def test_epsilon_stays_within_its_bound() -> None:
@@ -246,6 +272,9 @@ def test_single_logical_mesh_arrays_and_defaults() -> None:
 def test_pipeline_latency_is_eq2() -> None:
     assert pipeline_latency([1.0, 2.0, 3.0], 4) == 6.0 + 3 * 3.0
     assert pipeline_latency([2.0], 1) == 2.0
+    # Interleaved over 2 chunks: 4 equal meshes take (B + (S - 1)/v) t, against 1F1B's (B + S - 1) t.
+    assert pipeline_latency([1.0] * 4, 8, 2) == pytest.approx(8 + 3 / 2)
+    assert pipeline_latency([1.0] * 4, 8) == 8 + 3
     with pytest.raises(StageDPError, match="at least one stage"):
         pipeline_latency([], 2)
     with pytest.raises(StageDPError, match="micro-batches"):
@@ -277,3 +306,5 @@ def test_bad_options(cluster: Cluster, B: int, epsilon: float, match: str) -> No
     costs = StageCosts(np.ones((2, 2, 2)), ((1, 1), (1, 2)))
     with pytest.raises(StageDPError, match=match):
         solve_stage_dp(costs, cluster, B, epsilon=epsilon)
+    with pytest.raises(StageDPError, match="virtual_stages 0 must be a positive integer"):
+        solve_stage_dp(costs, (1, 2), 2, virtual_stages=0)

@@ -18,8 +18,12 @@
 // OPT-MANUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per mesh in 'stage-submeshes' (a mesh per stage, or per 'virtual-stages' stages)
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=manual stage-layers=1,1,1 stage-submeshes=1,4 virtual-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-MANUAL-VIRTUAL
 // OPT-MANUAL-VIRTUAL: alpa-opt: error: alpa-stage-construction: option 'stage-mode=manual' needs 'stage-layers' and one hosts,devices pair per mesh in 'stage-submeshes' (a mesh per stage, or per 'virtual-stages' stages)
-// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 virtual-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL
-// OPT-VIRTUAL: alpa-opt: error: alpa-stage-construction: option 'virtual-stages' must be positive, and 1 unless stage-mode is equal-layer or manual (the DP of Eq. 3-4 places one contiguous layer range per mesh); got 2 with stage-mode=auto
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 virtual-stages=0' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL
+// OPT-VIRTUAL: alpa-opt: error: alpa-stage-construction: option 'virtual-stages' must be positive; got 0
+// RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 virtual-stages=3})' 2>&1 | FileCheck %s --check-prefix=VIRTUAL-AUTO
+// VIRTUAL-AUTO: error: option 'virtual-stages' 3 does not divide the 2 layers: every mesh holds 3 stages of equally many layers
+// RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=manual stage-layers=1,1,1,1 stage-submeshes=1,1,1,3 virtual-stages=2 num-micro-batches=3' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL-MICRO
+// OPT-VIRTUAL-MICRO: alpa-opt: error: alpa-stage-construction: option 'num-micro-batches' 3 must be a multiple of the 2 meshes with 'virtual-stages' > 1: interleaved 1F1B takes them in such groups
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 stage-mode=equal-layer num-stages=3 virtual-stages=2' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL-STAGES
 // OPT-VIRTUAL-STAGES: alpa-opt: error: alpa-stage-construction: option 'num-stages' 3 must be a multiple of option 'virtual-stages' 2: every mesh holds as many stages
 // RUN: not alpa-opt %s --alpa-stage-construction='cluster-shape=1,4 cost-model=profile profile-repeats=0' 2>&1 | FileCheck %s --check-prefix=OPT-REPEATS
