@@ -13,7 +13,8 @@ analytic costs). The ablation (Sec. 8.3) runs ``auto``, ``equal-layer`` and
 
 The search space is cut as the options say (``--max-costed-layers``: ranges of more
 layers composed from planned ones; ``--logical-mesh-space``); see
-``alpa-stage-construction --help``.
+``alpa-stage-construction --help``. ``--virtual-stages v`` searches for interleaved 1F1B
+(its Eq. 2, each mesh's layers in ``v`` chunks).
 
     python benchmarks/paper_search.py --quick
     python benchmarks/paper_search.py --models gpt:39B --timeout 900
@@ -120,13 +121,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--logical-mesh-space", default="physical", choices=("physical", "all"))
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)),
                         help="processes planning candidates (default: the usable CPUs)")
+    parser.add_argument("--virtual-stages", type=int, default=1,
+                        help="v > 1: the DP of interleaved 1F1B (each mesh's layers in v chunks)")
     parser.add_argument("--quick", action="store_true", help=f"{', '.join(QUICK)}; ablation on gpt:1.3B")
     parser.add_argument("--out", default="benchmarks/results/paper_search", help="output path without extension")
     args = parser.parse_args(argv)
     chosen = QUICK if args.quick else args.models.split(",")
     ablation = ["gpt:1.3B"] if args.quick else [m for m in args.ablation.split(",") if m]
     options = (f"max-costed-layers={args.max_costed_layers} logical-mesh-space={args.logical_mesh_space} "
-               f"jobs={args.jobs}")
+               f"jobs={args.jobs}" + (f" virtual-stages={args.virtual_stages}" if args.virtual_stages > 1 else ""))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     result = {"machine": machine_info(), "settings": {"options": options, "models": chosen,

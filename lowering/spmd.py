@@ -273,10 +273,10 @@ class SharedCompiles:
                 raise
             future.set_result(executable)
             return executable
+        built, client = first.result(), placed[0].client  # raises what compiling it raised
         try:
-            client = placed[0].client
-            executable = client.deserialize_executable(client.serialize_executable(first.result()),
-                                                       xc.DeviceList(placed), options)
+            executable = client.deserialize_executable(client.serialize_executable(built), xc.DeviceList(placed),
+                                                       options)
         except Exception:  # a backend that cannot serialize or reload with another assignment
             return compile_one()
         with self._lock:

@@ -201,7 +201,7 @@ class PipeshardExecutable:
             {id(t): t.compile for t in self._programs.values()
              if not self._local.isdisjoint(t.src_devices + t.dst_devices)} |
             {(values, first): functools.partial(self._compile_accumulation, values, first)
-             for values in accumulated for first in (True, False)})
+             for values in accumulated for first in (True, False)[:1 + (num_micro_batches > 1)]})
         self.executables = {callee: MeshExecutable(compiled[callee]) for callee in stages}
         self._accumulations = {key: compiled[key] for key in compiled if isinstance(key, tuple)}
         self.num_args = len(list(step.main.regions[0].blocks[0].arguments))

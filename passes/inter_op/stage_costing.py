@@ -78,14 +78,14 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     op of ``@main``. Stage modules in ``cache`` are not planned again; new ones are added.
 
     ``bound``: the Eq. 2 latency of a plan already found. Eq. 2 is at least ``B t_i`` plus
-    the other stages' ``t_j`` (over ``v``, interleaved: ``stage_dp.pipeline_latency``) for each
-    of its stages, a ``t`` at least its stage's compute,
-    and the other stages' compute at least their layers' floors (:func:`_floors`), so a
-    candidate whose ``B`` times compute and the floors of the layers it leaves exceed
-    ``bound`` is in no better plan: it is not planned, and its latency stays inf. (So
-    ``bound`` must be inf where the latencies are not compute plus a communication cost:
-    measured, or composed.) Returns the tables and the number of (range, logical mesh)
-    entries so skipped; None after an error (reported)."""
+    the other stages' ``t_j`` (over ``v``, interleaved: ``stage_dp.pipeline_latency``) for
+    each of its stages, a ``t`` is at least its stage's compute, and the other stages'
+    compute at least their layers' floors (:func:`_floors`). So a candidate whose ``B``
+    times compute and the floors of the layers it leaves exceed ``bound`` is in no better
+    plan: it is not planned, and its latency stays inf. (So ``bound`` must be inf where the
+    latencies are not compute plus a communication cost: measured, or composed.) Returns
+    the tables and the number of (range, logical mesh) entries so skipped; None after an
+    error (reported)."""
     num_layers = max(layer) + 1
     width = max(len(v) for v in views.values())
     shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
