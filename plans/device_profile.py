@@ -15,6 +15,12 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   one host, launch excluded, ``bytes`` as ``intra_op.cost_model`` counts them (an
   all-gather's output, the others' input per device); ``intra_host_link`` fits that
   model's alpha-beta (``alpha + beta * volume``) to them;
+- ``collective_sync[n]``: seconds a small all-reduce over ``n`` devices costs between
+  computations, every device computing before it. Alone in a program a collective finds
+  its peers waiting; inside a stage each waits for the slowest peer, and on XLA:CPU's
+  virtual devices, more devices than cores, that took 3-7x longer here (a 4-device
+  all-reduce of 8 KB: 89-173 us against 25 us alone), which the alpha above does not hold.
+  Empty in files written before it (then nothing is added);
 - ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
   ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
   once), each timed in a program of such dots the first time a search prices it (Alpa's
@@ -94,6 +100,7 @@ class DeviceProfile(VersionedFile):
     collectives: tuple[tuple[str, int, float, float], ...]  # (kind, devices, bytes as the cost model counts, s)
     dots: dict[str, float] = field(default_factory=dict)  # Dot.key -> seconds
     dot_peaks: dict[str, dict[int, float]] = field(default_factory=dict)  # dtype -> devices -> FLOP/s per device
+    collective_sync: dict[int, float] = field(default_factory=dict)  # devices -> seconds per collective
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a device profile"
@@ -137,6 +144,10 @@ class DeviceProfile(VersionedFile):
     def launch_seconds(self, n: int) -> float:
         return _nearest(self.launch, n)
 
+    def sync_seconds(self, n: int) -> float:
+        """Seconds a collective over ``n`` devices costs between computations (0: not measured)."""
+        return _nearest(self.collective_sync, n) if self.collective_sync and n > 1 else 0.0
+
     def intra_host_link(self) -> tuple[float, float]:
         """(alpha seconds, beta seconds per byte) of a collective inside one host: the fit of
         ``alpha + beta * volume`` to the measured collectives (``volume``: the ring bytes of
@@ -160,7 +171,8 @@ class DeviceProfile(VersionedFile):
                 memory_bandwidth=_by_size(data["memory_bandwidth"]), launch=_by_size(data["launch"]),
                 collectives=tuple((str(kind), int(n), float(b), float(s)) for kind, n, b, s in data["collectives"]),
                 dots={str(key): float(seconds) for key, seconds in data.get("dots", {}).items()},
-                dot_peaks={str(dtype): _by_size(by_n) for dtype, by_n in data.get("dot_peaks", {}).items()})
+                dot_peaks={str(dtype): _by_size(by_n) for dtype, by_n in data.get("dot_peaks", {}).items()},
+                collective_sync=_by_size(data.get("collective_sync", {})))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise DeviceProfileError(f"{where}: malformed device profile ({type(error).__name__}: {error})") from None
         positive = [*profile.memory_bandwidth.values(), *profile.launch.values(), *profile.dots.values(),
@@ -169,9 +181,11 @@ class DeviceProfile(VersionedFile):
                       for v in (*by_size, *by_size.values()))]
         if "float32" not in profile.matmul_flops or not profile.memory_bandwidth or not profile.launch or \
                 not all(np.isfinite(v) and v > 0 for v in positive) or \
-                any(kind not in _VOLUME or n < 2 for kind, n, _, _ in profile.collectives):
+                any(kind not in _VOLUME or n < 2 for kind, n, _, _ in profile.collectives) or \
+                not all(np.isfinite(v) and v >= 0 for v in profile.collective_sync.values()):
             raise DeviceProfileError(f"{where}: a device profile needs float32 matmul FLOP/s, memory bandwidth and "
-                                     f"launch times, all positive, and collectives of known kinds on 2+ devices")
+                                     f"launch times, all positive, collectives of known kinds on 2+ devices, and "
+                                     f"collective sync times of at least 0")
         return profile
 
 

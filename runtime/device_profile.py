@@ -17,6 +17,7 @@ asks for that the cache lacks are timed (:func:`time_dots`) and added to the cac
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import functools
 import hashlib
 import json
@@ -50,6 +51,7 @@ DTYPES = ("float32", "bfloat16")
 REPEATS = 5
 DOT_ROUNDS = 7  # timed rounds over all the dots asked at once (each program's median)
 DOT_CHAIN = 4  # more dots in the longer of a dot's two programs
+SYNC_CHAIN = 12  # collectives between matmuls in the collective_sync program
 
 
 @functools.cache
@@ -156,9 +158,19 @@ def cached_profile(path: Path) -> DeviceProfile:
     devices measured and saved there."""
     if path.exists():
         try:
-            return DeviceProfile.load(path)
+            profile = DeviceProfile.load(path)
         except DeviceProfileError as error:
             logger.warning("%s; measuring the devices again", error)
+        else:
+            if profile.collective_sync or profile.devices < 2:
+                return profile
+            logger.info("measuring the collectives' sync time (once; added to %s)", path)
+            profile = dataclasses.replace(profile, collective_sync=measure_sync())  # a file from before it
+            try:
+                _save(path, profile)
+            except OSError as error:
+                logger.warning("cannot cache the device profile in %s: %s", path, error.strerror)
+            return profile
     logger.info("measuring this machine's device profile (once; cached in %s)", path)
     start = time.perf_counter()
     profile = measure_profile()
@@ -211,7 +223,33 @@ def measure_profile(devices: list | None = None) -> DeviceProfile:
     device = devices[0]
     return DeviceProfile(platform=device.platform, device_kind=device.device_kind, devices=len(devices),
                          matmul_flops=matmul, memory_bandwidth=bandwidth, launch=launch,
-                         collectives=tuple(collectives))
+                         collectives=tuple(collectives), collective_sync=measure_sync(devices))
+
+
+def measure_sync(devices: list | None = None) -> dict[int, float]:
+    """``collective_sync`` of ``devices`` (the local ones) at every power-of-two count from 2:
+    a program of ``SYNC_CHAIN`` steps, each a 64x256 by 256x256 matmul on every device and
+    then an all-reduce of one 256-element row, less the same program without the
+    all-reduces, over ``SYNC_CHAIN``."""
+    devices = list(devices or jax.local_devices())
+    sync = {}
+    for n in sorted({1 << k for k in range(1, len(devices).bit_length()) if 1 << k <= len(devices)} |
+                    ({len(devices)} if len(devices) > 1 else set())):
+        mesh = Mesh(np.array(devices[:n]), ("d",))
+        x, w = _placed(mesh, (n * 64, 256), "float32", 1.0), _placed(mesh, (n * 256, 256), "float32", 1.0 / 256)
+        seconds = [_seconds(jax.jit(jax.shard_map(functools.partial(_sync_chain, reduce), mesh=mesh,
+                                                  in_specs=P("d"), out_specs=P("d"))), x, w)
+                   for reduce in (False, True)]
+        sync[n] = max(seconds[1] - seconds[0], 0.0) / SYNC_CHAIN
+    return sync
+
+
+def _sync_chain(reduce: bool, x: jax.Array, w: jax.Array) -> jax.Array:
+    for _ in range(SYNC_CHAIN):
+        x = jnp.tanh(x @ w)
+        if reduce:  # every device waits for the others' matmul
+            x = x + 1e-9 * jax.lax.psum(x[:1], "d")
+    return x
 
 
 # The module of an empty program (it adds a 2-element vector to itself), for launch[n].

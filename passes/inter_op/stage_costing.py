@@ -4,7 +4,8 @@ Every (layer range, logical mesh) candidate's forward and backward ops are extra
 into a module of their own and planned by ``alpa-auto-sharding`` (modules that print
 alike, as repeated layers do, are planned once; ``jobs`` > 1 plans in processes). Its
 latency is analytic (FLOPs over the devices' FLOP/s, or priced by a device profile:
-``compute_seconds``; plus the plan's communication on the alpha-beta model) or
+``compute_seconds`` and the collectives' waits, ``sync_seconds``; plus the plan's
+communication on the alpha-beta model) or
 measured (``cost-model=profile``: the planned module timed by the ``stage_timer`` the
 pass is given). Memory for Eq. 5: the per-device bytes of the parameters the stage
 reads (optimizer state taken as sharded like them) and of the activations its backward
@@ -230,9 +231,11 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
         except ValueError as error:
             diagnostics.error(main, f"option 'cost-model=profile': {error}")
             return None
+    elif profile is None:
+        latency = plan.objective + _compute_seconds(options, None, cache, indices, mesh.size)
     else:
-        latency = plan.objective + (_compute_seconds(options, None, cache, indices, mesh.size) if profile is None
-                                    else compute_seconds(cache.graph, indices, mesh.size, profile, tiles))
+        latency = plan.objective + compute_seconds(cache.graph, indices, mesh.size, profile, tiles) + \
+            sync_seconds(plan, mesh, profile)
     arguments = list(main.regions[0].blocks[0].arguments)
     read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
             if value in arguments and v.spec is not None]
@@ -251,6 +254,15 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
                         else ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape)))
                 saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
     return latency, params, params_whole, saved
+
+
+def sync_seconds(plan: ShardingPlan, mesh: DeviceMesh, profile: DeviceProfile) -> float:
+    """What ``plan``'s collectives on ``mesh`` cost inside a stage's program beyond the
+    alpha-beta model its Eq. 1 priced them on: each its wait for the slowest peer, the
+    profile's ``collective_sync`` for as many devices less the alpha already counted."""
+    return sum(c.count * max(0.0, profile.sync_seconds(math.prod(mesh.shape[a] for a in c.mesh_axes)) -
+                             max(mesh.alpha[a] for a in c.mesh_axes))
+               for c in plan.communication if c.mesh_axes)
 
 
 def _compute_seconds(options: StageConstructionPass, profile: DeviceProfile | None, cache: CostCache,

@@ -13,12 +13,14 @@ import pytest
 from jax._src.lib.mlir import ir
 
 from alpa_mlir.dialect import make_context
+from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.passes import parse_pipeline, run_pipeline
 from alpa_mlir.passes.inter_op import stage_costing
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
 from alpa_mlir.passes.inter_op.stage_costing import CostCache, compute_seconds
 from alpa_mlir.passes.inter_op.training_step import StepGraph
 from alpa_mlir.plans.device_profile import DeviceProfile, DeviceProfileError
+from alpa_mlir.plans.sharding_plan import CollectiveTotal, ShardingPlan
 from alpa_mlir.runtime import device_profile as measuring
 from alpa_mlir.services import provide
 
@@ -85,6 +87,7 @@ def test_a_profile_reads_back_what_it_saved(tmp_path) -> None:
     (lambda d: d["launch"].update({"4": float("nan")}), "all positive"),
     (lambda d: d["collectives"].append(["broadcast", 2, 1.0, 1.0]), "collectives of known kinds"),
     (lambda d: d.update(collectives=[["all-reduce", 2]]), "malformed device profile"),
+    (lambda d: d["collective_sync"].update({"4": -1.0}), "collective sync times of at least 0"),
 ])
 def test_a_bad_profile_file_says_what_is_wrong(tmp_path, change, match) -> None:
     data = json.loads(PROFILE.to_json())
@@ -113,9 +116,41 @@ def test_the_local_profile_is_measured_once_and_then_read_from_the_cache(tmp_pat
     assert all(v > 0 for v in (*first.launch.values(), *first.matmul_flops["float32"][1].values()))
     assert sorted({(kind, n) for kind, n, _, _ in first.collectives}) == \
         sorted((kind, 2) for kind in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"))
+    assert set(first.collective_sync) == {2} and first.collective_sync[2] >= 0
     assert measuring.cached_profile(path) == first and calls == [1]  # read back, not measured again
     path.write_text("{")  # a damaged cache is measured again, not an error
     assert measuring.cached_profile(path).devices == 2 and calls == [1, 1]
+
+
+def test_a_profile_from_before_the_sync_times_reads_and_is_completed_once(tmp_path, monkeypatch) -> None:
+    data = json.loads(dataclasses.replace(PROFILE, devices=8).to_json())
+    del data["collective_sync"]
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(data))
+    old = DeviceProfile.load(path)
+    assert old.collective_sync == {} and old.sync_seconds(4) == 0.0  # nothing added where not measured
+    calls = []
+    monkeypatch.setattr(measuring, "measure_sync", lambda: calls.append(1) or {2: 1e-4, 8: 3e-4})
+    completed = measuring.cached_profile(path)
+    assert completed == dataclasses.replace(old, collective_sync={2: 1e-4, 8: 3e-4}) == DeviceProfile.load(path)
+    assert measuring.cached_profile(path) == completed and calls == [1]
+    assert (completed.sync_seconds(1), completed.sync_seconds(4), completed.sync_seconds(16)) == (0.0, 1e-4, 3e-4)
+
+
+def test_the_collectives_of_a_stage_wait_what_the_profile_measured_beyond_alpha() -> None:
+    mesh = DeviceMesh((2, 2), alpha=(1e-5, 3e-5), beta=(1e-9, 1e-9))
+    plan = ShardingPlan(mesh, (), (), communication=(
+        CollectiveTotal("all-reduce", (0,), 3, 3e3, 0.0),  # 2 devices
+        CollectiveTotal("all-gather", (0, 1), 2, 8e3, 0.0),  # 4 devices, alpha the larger axis's
+        CollectiveTotal("all-to-all", (1,), 5, 1e3, 0.0)))  # 2 devices, sync below alpha: nothing
+    profile = dataclasses.replace(PROFILE, collective_sync={2: 2e-5, 4: 2e-4})
+    assert stage_costing.sync_seconds(plan, mesh, profile) == pytest.approx(3 * (2e-5 - 1e-5) + 2 * (2e-4 - 3e-5))
+    assert stage_costing.sync_seconds(plan, mesh, PROFILE) == 0.0  # not measured
+
+
+def test_the_sync_time_of_a_collective_between_computations_is_measured() -> None:
+    sync = measuring.measure_sync(jax.devices()[:4])
+    assert set(sync) == {2, 4} and all(0 <= s < 0.05 for s in sync.values())
 
 
 def test_the_cache_is_keyed_by_the_devices_and_lives_where_the_environment_says(tmp_path, monkeypatch) -> None:
