@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -15,7 +17,7 @@ from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.spmd import LoweringError, SharedCompiles, compile_module
-from alpa_mlir.runtime.mesh_executable import MeshExecutable
+from alpa_mlir.runtime.mesh_executable import MeshExecutable, compile_at_once
 
 MESH_2X4 = DeviceMesh((2, 4))
 RNG = np.random.default_rng(0)
@@ -154,6 +156,23 @@ def test_an_equal_module_is_loaded_onto_other_devices_not_compiled_again(monkeyp
                    shared=shared)
     compile_module(matmul_module(DeviceMesh((2, 2)), ShardingSpec(((), ()))), moved, shared=shared)
     assert shared.loaded == 1 and len(compiles) == 2
+
+
+def test_equal_modules_compiled_at_once_in_threads_compile_once(monkeypatch) -> None:
+    # The pipeline compiles its stages in threads: the second thread waits for the first's
+    # executable instead of compiling the same module again.
+    shared, compiles = SharedCompiles(), []
+    real = alpa_mlir.lowering.spmd._compile
+    monkeypatch.setattr("alpa_mlir.lowering.spmd._compile", lambda *args: compiles.append(args) or real(*args))
+    text = matmul_module(DeviceMesh((2, 2)), ShardingSpec(((0,), ())))
+    meshes = {m: DeviceMesh((2, 2), ids) for m, ids in enumerate(((0, 1, 2, 3), (4, 5, 6, 7), (6, 4, 2, 0)))}
+    compiled = compile_at_once({m: functools.partial(compile_module, text, mesh, shared=shared)
+                                for m, mesh in meshes.items()})
+    assert len(compiles) == 1 and shared.loaded == 2
+    x, w = RNG.standard_normal((16, 32), np.float32), RNG.standard_normal((32, 8), np.float32)
+    for m, mesh in meshes.items():
+        assert [d.id for d in compiled[m].devices] == list(mesh.device_ids)
+        np.testing.assert_allclose(np.asarray(MeshExecutable(compiled[m])(x, w)[0]), x @ w, rtol=1e-5, atol=1e-5)
 
 
 def test_shardings_written_with_device_ids_get_a_hint() -> None:
