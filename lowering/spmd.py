@@ -144,10 +144,11 @@ def read_signature(module: ir.Module) -> ModuleSignature:
                            max((i + 1 for i in indices if i is not None), default=0))
 
 
-def _load(module: ir.Module | str, mesh: DeviceMesh,
-          partitioner: Partitioner) -> tuple[bytes, bool, bytes, ModuleSignature]:
-    """Bytecode, :func:`_xla_bytecode`'s Shardy flag and digest, and the signature of a
-    module object (from any context) or its text. A module object is copied, not changed."""
+def _load(module: ir.Module | str, mesh: DeviceMesh, partitioner: Partitioner,
+          digest: bool) -> tuple[bytes, bool, bytes | None, ModuleSignature]:
+    """Bytecode, :func:`_xla_bytecode`'s Shardy flag and digest (where ``digest``), and the
+    signature of a module object (from any context) or its text. A module object is copied,
+    not changed."""
     if isinstance(module, str):
         with make_context():
             try:
@@ -155,16 +156,17 @@ def _load(module: ir.Module | str, mesh: DeviceMesh,
             except ir.MLIRError as error:
                 raise LoweringError(f"cannot parse the module text: {error}") from None
             signature = read_signature(parsed)
-            return *_xla_bytecode(parsed.operation, signature, mesh, partitioner), signature
+            return *_xla_bytecode(parsed.operation, signature, mesh, partitioner, digest), signature
     with module.context:
         signature = read_signature(module)
-        return *_xla_bytecode(module.operation.clone(), signature, mesh, partitioner), signature
+        return *_xla_bytecode(module.operation.clone(), signature, mesh, partitioner, digest), signature
 
 
-def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: DeviceMesh,
-                  partitioner: Partitioner) -> tuple[bytes, bool, bytes]:
-    """``module`` (changed in place) as the bytecode XLA compiles, whether for Shardy, and a
-    digest of it without source locations (equal programs from different places are equal).
+def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: DeviceMesh, partitioner: Partitioner,
+                  digest: bool) -> tuple[bytes, bool, bytes | None]:
+    """``module`` (changed in place) as the bytecode XLA compiles, whether for Shardy, and
+    (where ``digest``) a digest of it without source locations (equal programs from
+    different places are equal).
 
     First the passes that keep XLA (jaxlib 0.10.2) from computing wrong values or adding
     collectives: ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the
@@ -190,7 +192,8 @@ def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: Device
             module, use_shardy = exported, True
     output = io.BytesIO()
     module.write_bytecode(file=output)
-    return output.getvalue(), use_shardy, hashlib.sha256(module.get_asm(enable_debug_info=False).encode()).digest()
+    return output.getvalue(), use_shardy, \
+        hashlib.sha256(module.get_asm(enable_debug_info=False).encode()).digest() if digest else None
 
 
 def mesh_devices(mesh: DeviceMesh, devices: Sequence[jax.Device] | None = None) -> tuple[jax.Device, ...]:
@@ -311,7 +314,7 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
     partitioner = partitioner or default_partitioner()
     if partitioner not in ("shardy", "gspmd"):
         raise LoweringError(f"partitioner must be 'shardy' or 'gspmd', got {partitioner!r}")
-    bytecode, use_shardy, digest, signature = _load(module, mesh, partitioner)
+    bytecode, use_shardy, digest, signature = _load(module, mesh, partitioner, shared is not None)
     if signature.num_partitions is not None and signature.num_partitions != mesh.size:
         raise LoweringError(
             f"module has mhlo.num_partitions = {signature.num_partitions} but mesh {list(mesh.shape)} has "
@@ -329,8 +332,8 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
     options = compile_options(mesh, use_shardy)
     try:
         compile_one = functools.partial(_compile, bytecode, placed, options, tuple(host_callbacks))
-        executable = shared.get(digest, placed, options, compile_one) if shared is not None and \
-            not signature.host_callbacks else compile_one()
+        executable = shared.get(digest, placed, options, compile_one) if digest and not signature.host_callbacks \
+            else compile_one()
     except Exception as error:  # jaxlib raises JaxRuntimeError, which is not importable by a stable name
         hint = ""
         if ">= num_devices" in str(error):

@@ -155,26 +155,24 @@ def _dots(numbers, result_dtype, operands: tuple[tuple[jax.Array, jax.Array], ..
 
 def cached_profile(path: Path) -> DeviceProfile:
     """The profile saved at ``path``; where there is none (or it does not read), the local
-    devices measured and saved there."""
+    devices measured and saved there; one saved before ``collective_sync`` existed gets it
+    measured and saved."""
+    profile = None
     if path.exists():
         try:
             profile = DeviceProfile.load(path)
         except DeviceProfileError as error:
             logger.warning("%s; measuring the devices again", error)
-        else:
-            if profile.collective_sync or profile.devices < 2:
-                return profile
-            logger.info("measuring the collectives' sync time (once; added to %s)", path)
-            profile = dataclasses.replace(profile, collective_sync=measure_sync())  # a file from before it
-            try:
-                _save(path, profile)
-            except OSError as error:
-                logger.warning("cannot cache the device profile in %s: %s", path, error.strerror)
-            return profile
-    logger.info("measuring this machine's device profile (once; cached in %s)", path)
-    start = time.perf_counter()
-    profile = measure_profile()
-    logger.info("device profile measured in %.1f s", time.perf_counter() - start)
+    if profile is None:
+        logger.info("measuring this machine's device profile (once; cached in %s)", path)
+        start = time.perf_counter()
+        profile = measure_profile()
+        logger.info("device profile measured in %.1f s", time.perf_counter() - start)
+    elif profile.collective_sync or profile.devices < 2:
+        return profile
+    else:
+        logger.info("measuring the collectives' sync time (once; added to %s)", path)
+        profile = dataclasses.replace(profile, collective_sync=measure_sync())
     try:
         _save(path, profile)
     except OSError as error:
@@ -193,7 +191,7 @@ def _save(path: Path, profile: DeviceProfile) -> None:
 def measure_profile(devices: list | None = None) -> DeviceProfile:
     """Measure the profile of ``devices`` (the local ones), at every power-of-two count of them."""
     devices = list(devices or jax.local_devices())
-    sizes = sorted({1 << k for k in range(len(devices).bit_length()) if 1 << k <= len(devices)} | {len(devices)})
+    sizes = _device_counts(len(devices))
     matmul: dict[str, dict[int, dict[float, float]]] = {dtype: {} for dtype in DTYPES}
     bandwidth, launch, collectives = {}, {}, []
     for n in sizes:
@@ -233,8 +231,7 @@ def measure_sync(devices: list | None = None) -> dict[int, float]:
     all-reduces, over ``SYNC_CHAIN``."""
     devices = list(devices or jax.local_devices())
     sync = {}
-    for n in sorted({1 << k for k in range(1, len(devices).bit_length()) if 1 << k <= len(devices)} |
-                    ({len(devices)} if len(devices) > 1 else set())):
+    for n in _device_counts(len(devices))[1:]:
         mesh = Mesh(np.array(devices[:n]), ("d",))
         x, w = _placed(mesh, (n * 64, 256), "float32", 1.0), _placed(mesh, (n * 256, 256), "float32", 1.0 / 256)
         seconds = [_seconds(jax.jit(jax.shard_map(functools.partial(_sync_chain, reduce), mesh=mesh,
@@ -242,6 +239,11 @@ def measure_sync(devices: list | None = None) -> dict[int, float]:
                    for reduce in (False, True)]
         sync[n] = max(seconds[1] - seconds[0], 0.0) / SYNC_CHAIN
     return sync
+
+
+def _device_counts(devices: int) -> list[int]:
+    """The device counts a profile measures: every power of two up to ``devices``, and ``devices``."""
+    return sorted({1 << k for k in range(devices.bit_length()) if 1 << k <= devices} | {devices})
 
 
 def _sync_chain(reduce: bool, x: jax.Array, w: jax.Array) -> jax.Array:

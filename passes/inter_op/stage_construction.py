@@ -143,9 +143,9 @@ class StageConstructionPass(Pass):
     profile_repeats: int = field(default=3, metadata={"help": "profile: timed runs per candidate (median)"})
     jobs: int = field(default=1, metadata={"help": "processes planning candidates at once (analytic costs)"})
     prune: bool = field(default=True, metadata={
-        "help": "skip the candidates whose compute alone rules them out of a better plan than one already costed "
-                "(the plan found is the same); off: cost every candidate, e.g. for each one's latency in the "
-                "report"})
+        "help": "skip the candidates whose compute (and the other layers' least) rules them out of a better plan "
+                "than one already costed (the plan found is the same); off: cost every candidate, e.g. for each "
+                "one's latency in the report"})
     mip_gap: float = field(default=0.01, metadata={
         "help": "the candidates' intra-op plans may cost this fraction more than their optimum (alpa-auto-sharding's "
                 "mip-gap; well inside the cost model's own error); the chosen stages are planned to 1e-4"})
