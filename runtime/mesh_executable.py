@@ -26,7 +26,9 @@ from typing import Any, TypeVar
 
 import jax
 import numpy as np
+from jax._src import core as jax_core
 from jax._src import dispatch
+from jax._src.lib import xla_client
 
 from ..lowering.spmd import SpmdExecutable
 
@@ -91,6 +93,11 @@ class MeshExecutable:
                 "in donated=; mark them donated or compile a module without the aliasing attributes"
             )
         self.donated = donated
+        # jax.jit's own output path: each output's shards made a jax.Array in C++, unchecked
+        # (XLA gave them the compiled shardings).
+        self._handlers = [xla_client.array_result_handler(jax_core.ShapedArray(aval.shape, aval.dtype), sharding,
+                                                          committed=True, _skip_checks=True)
+                          for aval, sharding in zip(self.out_avals, self.output_shardings)]
 
     @property
     def input_shardings(self) -> tuple[jax.sharding.Sharding, ...]:
@@ -113,9 +120,7 @@ class MeshExecutable:
                 dispatch.runtime_tokens.set_output_runtime_token(device, token.get_token(i))
         else:
             results = executable.execute_sharded(placed)
-        shards = results.disassemble_into_single_device_arrays()
-        outputs = [jax.make_array_from_single_device_arrays(aval.shape, sharding, per_device)
-                   for aval, sharding, per_device in zip(self.out_avals, self.output_shardings, shards)]
+        outputs = results.consume_with_handlers(self._handlers)
         for arg, donated in zip(flat_args, self.donated):
             if donated and isinstance(arg, jax.Array) and not arg.is_deleted():
                 arg.delete()

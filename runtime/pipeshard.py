@@ -193,6 +193,7 @@ class PipeshardExecutable:
                           for t, spec in read_transfers(module.operation).items()}
         self._carriers: dict[tuple, CrossMeshTransfer] = {}  # transfers of arguments between meshes
         self._placements: dict[str, Placement] = {}
+        self._producers = {name: call for call in self.program.calls for name in call.results}
         accumulated = {i.values for k, i in self.order if isinstance(i, Accumulate) and self.holds(k)}
         self.shared = SharedCompiles()  # equal stages on meshes of one size compile once
         compiled = compile_at_once(  # the transfers' and accumulations' programs too, rather than in the first step
@@ -372,7 +373,7 @@ class PipeshardExecutable:
     def result_placement(self, name: str) -> Placement:
         """How a stage call's result or a transfer's value is declared to lie."""
         if name not in self._placements:
-            producer = next((c for c in self.program.calls if name in c.results), None)
+            producer = self._producers.get(name)
             if producer is not None:
                 placement = self.declared[producer.callee][1][producer.results.index(name)]
             else:
@@ -388,9 +389,9 @@ class PipeshardExecutable:
         if is_argument(name):
             return read(name, None, -1)
         placement = self.result_placement(name)
-        home = next((self.flow.mesh_of[c.stage] for c in self.program.calls if name in c.results), None)
-        if home is None:
-            home = next(t.dst_mesh for t in self.flow.transfers.values() if t.result == name)
+        producer = self._producers.get(name)
+        home = self.flow.mesh_of[producer.stage] if producer else \
+            next(t.dst_mesh for t in self.flow.transfers.values() if t.result == name)
         if not self.holds(home):
             return placement.absent()
         value = read(name, None, home)
