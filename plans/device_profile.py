@@ -21,6 +21,14 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   virtual devices, more devices than cores, that took 3-7x longer here (a 4-device
   all-reduce of 8 KB: 89-173 us against 25 us alone), which the alpha above does not hold.
   Empty in files written before it (then nothing is added);
+- ``call_buffers[n]``: seconds one more argument or result array adds to a program call
+  on ``n`` devices through the runtime (placing it, wrapping its shards, freeing it): a
+  GPT stage's backward takes and gives 60-130 arrays, more than its launch. Empty in
+  files written before it (then nothing is added);
+- ``transfer_launch[n]``: seconds of one program of a cross-mesh transfer whose two meshes
+  have ``n`` devices together (a collective permute, or a local all-gather), through the
+  runtime's ``CrossMeshTransfer`` on a tiny array: here 2-4x an empty program's launch.
+  Files written before it price those programs at ``launch``;
 - ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
   ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
   once), each timed in a program of such dots the first time a search prices it (Alpa's
@@ -101,6 +109,8 @@ class DeviceProfile(VersionedFile):
     dots: dict[str, float] = field(default_factory=dict)  # Dot.key -> seconds
     dot_peaks: dict[str, dict[int, float]] = field(default_factory=dict)  # dtype -> devices -> FLOP/s per device
     collective_sync: dict[int, float] = field(default_factory=dict)  # devices -> seconds per collective
+    call_buffers: dict[int, float] = field(default_factory=dict)  # devices -> seconds per array of a call
+    transfer_launch: dict[int, float] = field(default_factory=dict)  # devices of both meshes -> seconds
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a device profile"
@@ -148,6 +158,15 @@ class DeviceProfile(VersionedFile):
         """Seconds a collective over ``n`` devices costs between computations (0: not measured)."""
         return _nearest(self.collective_sync, n) if self.collective_sync and n > 1 else 0.0
 
+    def buffer_seconds(self, n: int) -> float:
+        """Seconds one argument or result array adds to a program call on ``n`` devices (0: not measured)."""
+        return _nearest(self.call_buffers, n) if self.call_buffers else 0.0
+
+    def transfer_launch_seconds(self, n: int) -> float:
+        """Seconds of one program of a cross-mesh transfer over ``n`` devices of both meshes
+        (an empty program's launch where not measured)."""
+        return _nearest(self.transfer_launch, n) if self.transfer_launch else self.launch_seconds(n)
+
     def intra_host_link(self) -> tuple[float, float]:
         """(alpha seconds, beta seconds per byte) of a collective inside one host: the fit of
         ``alpha + beta * volume`` to the measured collectives (``volume``: the ring bytes of
@@ -172,7 +191,9 @@ class DeviceProfile(VersionedFile):
                 collectives=tuple((str(kind), int(n), float(b), float(s)) for kind, n, b, s in data["collectives"]),
                 dots={str(key): float(seconds) for key, seconds in data.get("dots", {}).items()},
                 dot_peaks={str(dtype): _by_size(by_n) for dtype, by_n in data.get("dot_peaks", {}).items()},
-                collective_sync=_by_size(data.get("collective_sync", {})))
+                collective_sync=_by_size(data.get("collective_sync", {})),
+                call_buffers=_by_size(data.get("call_buffers", {})),
+                transfer_launch=_by_size(data.get("transfer_launch", {})))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise DeviceProfileError(f"{where}: malformed device profile ({type(error).__name__}: {error})") from None
         positive = [*profile.memory_bandwidth.values(), *profile.launch.values(), *profile.dots.values(),
@@ -182,10 +203,11 @@ class DeviceProfile(VersionedFile):
         if "float32" not in profile.matmul_flops or not profile.memory_bandwidth or not profile.launch or \
                 not all(np.isfinite(v) and v > 0 for v in positive) or \
                 any(kind not in _VOLUME or n < 2 for kind, n, _, _ in profile.collectives) or \
-                not all(np.isfinite(v) and v >= 0 for v in profile.collective_sync.values()):
+                not all(np.isfinite(v) and v >= 0 for table in (profile.collective_sync, profile.call_buffers,
+                                                                profile.transfer_launch) for v in table.values()):
             raise DeviceProfileError(f"{where}: a device profile needs float32 matmul FLOP/s, memory bandwidth and "
                                      f"launch times, all positive, collectives of known kinds on 2+ devices, and "
-                                     f"collective sync times of at least 0")
+                                     f"collective sync, call buffer and transfer launch times of at least 0")
         return profile
 
 

@@ -36,9 +36,12 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from ..dialect.mesh import DeviceMesh
+from ..dialect.sharding import ShardingSpec
 from ..plans.device_profile import DeviceProfile, DeviceProfileError, Dot
+from ..plans.reshard_plan import plan_reshard
 from .distributed import broadcast_string, is_multi_controller, process_info
 from .profiling import time_module
+from .transfer import CrossMeshTransfer
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +55,8 @@ REPEATS = 5
 DOT_ROUNDS = 7  # timed rounds over all the dots asked at once (each program's median)
 DOT_CHAIN = 4  # more dots in the longer of a dot's two programs
 SYNC_CHAIN = 12  # collectives between matmuls in the collective_sync program
+CALL_BUFFERS = 32  # arguments and results of the program that call_buffers times
+CALL_REPEATS = 15  # timed calls of each program for call_buffers and transfer_launch (each well under 1 ms)
 
 
 @functools.cache
@@ -155,8 +160,8 @@ def _dots(numbers, result_dtype, operands: tuple[tuple[jax.Array, jax.Array], ..
 
 def cached_profile(path: Path) -> DeviceProfile:
     """The profile saved at ``path``; where there is none (or it does not read), the local
-    devices measured and saved there; one saved before ``collective_sync`` existed gets it
-    measured and saved."""
+    devices measured and saved there; one saved before ``collective_sync``, ``call_buffers``
+    or ``transfer_launch`` existed gets what it lacks measured and saved."""
     profile = None
     if path.exists():
         try:
@@ -168,11 +173,15 @@ def cached_profile(path: Path) -> DeviceProfile:
         start = time.perf_counter()
         profile = measure_profile()
         logger.info("device profile measured in %.1f s", time.perf_counter() - start)
-    elif profile.collective_sync or profile.devices < 2:
-        return profile
     else:
-        logger.info("measuring the collectives' sync time (once; added to %s)", path)
-        profile = dataclasses.replace(profile, collective_sync=measure_sync())
+        lacking = {name: measure for name, measure in (("collective_sync", measure_sync),
+                                                       ("call_buffers", measure_call_buffers),
+                                                       ("transfer_launch", measure_transfer_launch))
+                   if not getattr(profile, name) and (profile.devices > 1 or name == "call_buffers")}
+        if not lacking:
+            return profile
+        logger.info("measuring %s (once; added to %s)", ", ".join(lacking), path)
+        profile = dataclasses.replace(profile, **{name: measure() for name, measure in lacking.items()})
     try:
         _save(path, profile)
     except OSError as error:
@@ -208,7 +217,7 @@ def measure_profile(devices: list | None = None) -> DeviceProfile:
                 matmul[dtype][n][flops] = chain * flops / max(seconds, 1e-9)
         seconds = _seconds(jax.jit(lambda x: x * 2 + 1), _placed(mesh, (n * ELEMENTWISE,), "float32")) - empty
         bandwidth[n] = 4.0 * ELEMENTWISE / max(seconds, 1e-9)
-        launch[n] = time_module(_EMPTY_MODULE, DeviceMesh((1, n)), REPEATS)
+        launch[n] = time_module(_identity_module(1), DeviceMesh((1, n)), REPEATS)
         if n > 1:
             for kind, body in _COLLECTIVES.items():
                 call = jax.jit(jax.shard_map(functools.partial(_collective_chain, body), mesh=mesh,
@@ -221,7 +230,8 @@ def measure_profile(devices: list | None = None) -> DeviceProfile:
     device = devices[0]
     return DeviceProfile(platform=device.platform, device_kind=device.device_kind, devices=len(devices),
                          matmul_flops=matmul, memory_bandwidth=bandwidth, launch=launch,
-                         collectives=tuple(collectives), collective_sync=measure_sync(devices))
+                         collectives=tuple(collectives), collective_sync=measure_sync(devices),
+                         call_buffers=measure_call_buffers(devices), transfer_launch=measure_transfer_launch(devices))
 
 
 def measure_sync(devices: list | None = None) -> dict[int, float]:
@@ -241,6 +251,38 @@ def measure_sync(devices: list | None = None) -> dict[int, float]:
     return sync
 
 
+def measure_call_buffers(devices: list | None = None) -> dict[int, float]:
+    """``call_buffers`` of ``devices`` (the local ones) at every power-of-two count: a program
+    taking and giving ``CALL_BUFFERS`` 2-element vectors against the empty one (one of each),
+    both through the runtime's ``MeshExecutable``, per array more."""
+    devices = list(devices or jax.local_devices())
+    buffers = {}
+    for n in _device_counts(len(devices)):
+        mesh = DeviceMesh((1, n), device_ids=tuple(d.id for d in devices[:n]))
+        seconds = [time_module(_identity_module(count), mesh, CALL_REPEATS) for count in (1, CALL_BUFFERS)]
+        buffers[n] = max(seconds[1] - seconds[0], 0.0) / (2 * (CALL_BUFFERS - 1))
+    return buffers
+
+
+def measure_transfer_launch(devices: list | None = None) -> dict[int, float]:
+    """``transfer_launch`` of ``devices`` (the local ones) at every even count from 2: a
+    vector of 2 elements per device moved from the first half of them to the second, each
+    device's block to one device (one collective-permute program), through the runtime's
+    ``CrossMeshTransfer``."""
+    devices = list(devices or jax.local_devices())
+    launch = {}
+    for n in (n for n in _device_counts(len(devices))[1:] if n % 2 == 0):
+        half = n // 2
+        src, dst = (DeviceMesh((1, half), device_ids=tuple(d.id for d in side))
+                    for side in (devices[:half], devices[half:n]))
+        spec = ShardingSpec(((1,),))
+        transfer = CrossMeshTransfer(plan_reshard((2 * half,), spec, src, spec, dst), src, spec, dst, spec,
+                                     np.float32, jax.devices())
+        value = jax.device_put(np.zeros(2 * half, np.float32), transfer.src_sharding)
+        launch[n] = _seconds(transfer, value, repeats=CALL_REPEATS) / (1 + len(transfer.stages))
+    return launch
+
+
 def _device_counts(devices: int) -> list[int]:
     """The device counts a profile measures: every power of two up to ``devices``, and ``devices``."""
     return sorted({1 << k for k in range(devices.bit_length()) if 1 << k <= devices} | {devices})
@@ -254,13 +296,14 @@ def _sync_chain(reduce: bool, x: jax.Array, w: jax.Array) -> jax.Array:
     return x
 
 
-# The module of an empty program (it adds a 2-element vector to itself), for launch[n].
-_EMPTY_MODULE = """
-func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
-  %0 = stablehlo.add %x, %x : tensor<2xf32>
-  return %0 : tensor<2xf32>
-}
-"""
+def _identity_module(count: int) -> str:
+    """A program that takes ``count`` 2-element vectors and gives each added to itself
+    (one: the empty program of ``launch[n]``)."""
+    types = ", ".join(["tensor<2xf32>"] * count)
+    body = "".join(f"  %{k} = stablehlo.add %x{k}, %x{k} : tensor<2xf32>\n" for k in range(count))
+    return (f"func.func @main({', '.join(f'%x{k}: tensor<2xf32>' for k in range(count))}) -> ({types}) {{\n{body}"
+            f"  return {', '.join(f'%{k}' for k in range(count))} : {types}\n}}\n")
+
 
 # Each collective on a device's block of a vector split over the devices, as its output.
 _COLLECTIVES: dict[str, Callable] = {
@@ -287,11 +330,11 @@ def _placed(mesh: Mesh, shape: tuple[int, ...], dtype: str, value: float = 1.0) 
     return jax.device_put(jnp.full(shape, value, dtype), NamedSharding(mesh, P("d")))
 
 
-def _seconds(function: Callable, *args: jax.Array) -> float:
+def _seconds(function: Callable, *args: jax.Array, repeats: int = REPEATS) -> float:
     """Median seconds of a call, after one warm-up call."""
     jax.block_until_ready(function(*args))
     times = []
-    for _ in range(REPEATS):
+    for _ in range(repeats):
         start = time.perf_counter()
         jax.block_until_ready(function(*args))
         times.append(time.perf_counter() - start)

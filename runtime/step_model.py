@@ -5,13 +5,16 @@ Eq. 2 prices the stages' forward and backward parts, and on meshes that run at o
 walks it):
 
 - a forward or backward run of stage ``i``: its share of the plan's ``t_i`` (the
-  stage's forward + backward latency, priced at planning time);
+  stage's forward + backward latency, priced at planning time, its two launches
+  included);
 - an apply part: one program launch, and the bytes per device of what it writes at the
   profile's memory bandwidth (its updates are element-wise);
 - an accumulation: one launch, and the bytes per device of the values it adds up;
-- an explicit cross-mesh transfer: a launch per program (the permute and each local
-  all-gather), plus ``alpha`` per ``ppermute`` round and ``beta`` per byte that
-  crosses, from the profile's fit of the host's collectives;
+- and for each of those program calls, the profile's ``call_buffers`` per argument and
+  result array (a GPT block's backward takes and gives over a hundred);
+- an explicit cross-mesh transfer: the profile's ``transfer_launch`` per program (the
+  permute and each local all-gather), plus ``alpha`` per ``ppermute`` round and
+  ``beta`` per byte that crosses, from the profile's fit of the host's collectives;
 - a move, a recv, a free: nothing (a move's value is placed by its reader's program).
 
 On GPUs the meshes run at once and meet at transfers. On CPU (``PipeshardExecutable.synchronous``)
@@ -49,6 +52,11 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
     def devices(mesh: int) -> int:
         return len(executable.meshes[mesh].device_ids)
 
+    def arrays(mesh: int, count: int) -> float:
+        return count * profile.buffer_seconds(devices(mesh))
+
+    accumulated: set[tuple[str, ...]] = set()  # the first accumulation of its values has no sums to read
+
     def written(placements: Sequence[Placement], mesh: int) -> float:  # element-wise: bytes per device
         nbytes = sum(math.prod(p.sharding.shard_shape(p.shape)) * p.dtype.itemsize for p in placements)
         return profile.elementwise_seconds(nbytes * devices(mesh), devices(mesh))
@@ -57,17 +65,21 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
         match instruction:
             case Run(callee):
                 call = flow.calls[callee]
-                return plan.stages[call.stage].latency * share[call.kind]
+                return plan.stages[call.stage].latency * share[call.kind] + \
+                    arrays(mesh, sum(map(len, executable.declared[callee])))
             case Apply(callee):
-                return profile.launch_seconds(devices(mesh)) + written(executable.declared[callee][1], mesh)
+                return profile.launch_seconds(devices(mesh)) + written(executable.declared[callee][1], mesh) + \
+                    arrays(mesh, sum(map(len, executable.declared[callee])))
             case Accumulate(values):
-                return profile.launch_seconds(devices(mesh)) + \
+                sums = 2 if values in accumulated else 1  # read and written, or only written
+                accumulated.add(values)
+                return profile.launch_seconds(devices(mesh)) + arrays(mesh, (1 + sums) * len(values)) + \
                     written([executable.result_placement(name) for name in values], mesh)
             case Send(key) if not isinstance(key, Move):
                 transfer = executable.transfers[key]
                 programs = 1 + len(transfer.stages)
                 union = len(transfer.src_devices) + len(transfer.dst_devices)
-                return programs * profile.launch_seconds(union) + transfer.num_rounds * alpha + \
+                return programs * profile.transfer_launch_seconds(union) + transfer.num_rounds * alpha + \
                     transfer.bytes_moved * beta
         return 0.0
 

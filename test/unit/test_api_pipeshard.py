@@ -21,7 +21,7 @@ from flax.training import train_state
 from transformers import FlaxGPT2LMHeadModel, GPT2Config
 
 from alpa_mlir import AutoShardingError, PlanError, parallelize
-from alpa_mlir.dialect.schedule_ops import Accumulate, Apply, Move, Send
+from alpa_mlir.dialect.schedule_ops import Accumulate, Apply, Move, Run, Send
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
 from alpa_mlir.pipeshard import (
@@ -105,6 +105,21 @@ def test_the_predicted_step_prices_every_instruction_of_the_order():
     assert launches > 4 * 2 * 2  # at least a forward and a backward transfer per micro-batch and boundary
     slow_launch = dataclasses.replace(free, launch={1: 1.0})
     assert predicted_step(executable, plan, slow_launch) == pytest.approx(runs + launches, rel=1e-12)
+    # A transfer's program of one second where the profile measured those: only the transfers take it.
+    transfer_programs = sum(1 + len(executable.transfers[i.transfer].stages) for _, i in executable.order
+                            if isinstance(i, Send) and not isinstance(i.transfer, Move))
+    slow_transfers = dataclasses.replace(free, transfer_launch={1: 1.0})
+    assert predicted_step(executable, plan, slow_transfers) == pytest.approx(runs + transfer_programs, rel=1e-12)
+    # A second per array a program call takes or gives: a stage part's and an apply part's
+    # arguments and results; the B accumulations of each value read it B times, their sums
+    # B - 1 times, and write the sums B times.
+    arrays = sum(sum(map(len, executable.declared[i.callee])) for _, i in executable.order
+                 if isinstance(i, Run | Apply)) + \
+        sum((4 + 3 + 4) * len(i.values) for _, i in executable.order
+            if isinstance(i, Accumulate) and i.micro_batch == 0)
+    assert arrays > 4 * 2 * 3 * 2  # every stage part takes and gives arrays
+    slow_arrays = dataclasses.replace(free, call_buffers={1: 1.0})
+    assert predicted_step(executable, plan, slow_arrays) == pytest.approx(runs + arrays, rel=1e-12)
     assert plan.step is not None and plan.step > runs  # the API's, priced by this machine's profile
     assert "as the runtime runs it" in str(plan)
 
