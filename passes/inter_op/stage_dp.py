@@ -16,7 +16,9 @@ stages whose submeshes hold exactly ``N * M`` devices.
 1. ``t_intra(stage, submesh, s)`` (Algorithm 1, lines 8-21): the fastest logical mesh that fits Eq. 5,
    ``mem_stage + s * mem_act <= mem_device``, where ``s`` counts the stages from this one to the last
    (1F1B keeps ``s`` micro-batches in flight). It changes with ``s`` at a few points only; the table
-   keeps levels ``s = 1 .. C`` (``C`` the last change) and larger ``s`` read level ``C``.
+   keeps levels ``s = 1 .. C`` (``C`` the last change) and larger ``s`` read level ``C``. Interleaved
+   1F1B keeps more in flight, and how many depends on the number of meshes ``S`` too
+   (:func:`interleaved_in_flight`): its DP runs once per ``S``.
 2. For a bound ``t_max``, Eq. 3 runs backwards from the last layer: ``F(s, k, d)`` is the least sum of
    stage latencies slicing layers ``k .. L-1`` into ``s`` stages on ``d`` devices, each stage at most
    ``t_max``; ``Sigma(t_max) = min_s F(s, 0, N*M)`` is the first term of Eq. 4. We run it as a shortest
@@ -44,6 +46,8 @@ from functools import partial
 from numbers import Integral
 
 import numpy as np
+
+from ...plans.clock_tables import in_flight
 
 Shape = tuple[int, int]
 
@@ -152,18 +156,24 @@ def _eq2(total: float, t_max: float, num_micro_batches: int, virtual_stages: int
     return total / virtual_stages + (num_micro_batches - 1 / virtual_stages) * t_max
 
 
-def t_intra_table(costs: StageCosts, max_stages: int) -> tuple[np.ndarray, np.ndarray]:
+def t_intra_table(costs: StageCosts, max_stages: int,
+                  in_flight: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``t_intra`` and its logical mesh for every stage and submesh, by ``s`` (Algorithm 1, lines 8-21).
+
+    ``in_flight[s - 1]``: how many micro-batches' activations of the whole stage a stage with ``s``
+    stages from it to the last holds at once, growing with ``s`` (None: ``s``, 1F1B's; see
+    :func:`interleaved_in_flight`).
 
     Returns ``(latency, logical)`` shaped ``(C, L+1, L+1, K)``: index ``min(s, C) - 1`` holds the stages
     with ``s`` stages from them to the last, ``s <= max_stages``; ``logical`` is -1 where nothing fits.
     """
+    in_flight = range(1, max_stages + 1) if in_flight is None else in_flight
     size = costs.latency.shape[0]
     rows, cols = np.triu_indices(size, 1)
     lat, param, act = (a[rows, cols] for a in (costs.latency, costs.param_mem, costs.act_mem))
     fits = np.zeros(lat.shape, dtype=np.int64)  # the largest s that Eq. 5 admits
     for s in range(1, max_stages + 1):
-        fits += param + s * act <= costs.device_memory
+        fits += param + in_flight[s - 1] * act <= costs.device_memory
     lat = np.where(fits >= 1, lat, np.inf)
     changes = fits[np.isfinite(lat) & (fits < max_stages)]
     levels = int(changes.max()) + 1 if changes.size else 1
@@ -194,7 +204,9 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
         which it runs as ``v`` chunks. Eq. 4's sum is still least for each ``t_max``: only how the sum
         and ``t_max`` add up changes.
       stage_counts: the numbers of stages a plan may have (None: any); interleaved 1F1B takes the
-        micro-batches in groups of as many as there are meshes, so ``S`` must divide ``B``.
+        micro-batches in groups of as many as there are meshes, so it only takes numbers ``S`` that
+        divide ``B``, and Eq. 5 counts the chunks its schedule keeps in flight on each mesh
+        (:func:`interleaved_in_flight`), one DP per ``S``.
 
     Raises ``InfeasiblePlanError`` when no slicing has only finite, memory-fitting stages.
     """
@@ -212,11 +224,37 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
         raise StageDPError(f"epsilon {epsilon!r} must be a non-negative number")
     devices = num_hosts * per_host
     max_stages = min(costs.num_layers, devices)  # every stage has a layer and a device
-    table, logical = t_intra_table(costs, max_stages)
     sizes = np.array([n * m for n, m in costs.submeshes])
-    firsts, tops = _candidates(table, epsilon)
     B, v = int(num_micro_batches), int(virtual_stages)
     counts = frozenset(range(1, max_stages + 1) if stage_counts is None else stage_counts)
+    solve = partial(_solve, costs, sizes, devices, B, v, epsilon, early_pruning)
+    if v == 1:
+        plans = [solve(max_stages, counts, None)]
+    else:  # what a mesh holds in flight depends on the number of meshes: one DP per number
+        plans = [solve(S, frozenset({S}), interleaved_in_flight(S, B, v)) for S in sorted(counts)
+                 if S <= max_stages and B % S == 0]
+    found = [plan for plan in plans if plan is not None]
+    if not found:
+        raise InfeasiblePlanError(_infeasible_message(costs, sizes, devices, cluster, v))
+    return min(found, key=lambda plan: plan.latency)
+
+
+def interleaved_in_flight(num_meshes: int, num_micro_batches: int, virtual_stages: int) -> list[float]:
+    """``in_flight`` of :func:`t_intra_table` under interleaved 1F1B on ``num_meshes`` meshes: by
+    ``s`` (meshes from this one to the last), the most chunks its schedule keeps forwarded and not
+    yet backwarded (``plans/clock_tables.py``, 2(s - 1) + (v - 1) S + 1 where B allows), each
+    ``1/v`` of the mesh's layers."""
+    chunks = in_flight("interleaved-1f1b", num_meshes * virtual_stages, num_micro_batches, virtual_stages)
+    return [chunks[num_meshes - s] / virtual_stages for s in range(1, num_meshes + 1)]
+
+
+def _solve(costs: StageCosts, sizes: np.ndarray, devices: int, B: int, v: int, epsilon: float,
+           early_pruning: bool, max_stages: int, counts: frozenset[int],
+           in_flight: Sequence[float] | None) -> StagePlan | None:
+    """:func:`solve_stage_dp` over slicings into a number of stages in ``counts`` (at most
+    ``max_stages``), Eq. 5 by ``in_flight`` (:func:`t_intra_table`); None if none fits."""
+    table, logical = t_intra_table(costs, max_stages, in_flight)
+    firsts, tops = _candidates(table, epsilon)
     if not early_pruning:
         totals = [_eq2(_min_sum(table, sizes, devices, max_stages, counts, t), t, B, v) for t in tops]
         group = int(np.argmin(totals)) if totals and math.isfinite(min(totals)) else None
@@ -226,7 +264,7 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
         group = _search(value, firsts, tops, partial(_eq2, num_micro_batches=B, virtual_stages=v), B, start) \
             if start < tops.size else None
     if group is None:
-        raise InfeasiblePlanError(_infeasible_message(costs, sizes, devices, cluster))
+        return None
     stages = []
     for start, end, k, s in _least_sum_stages(table, sizes, devices, max_stages, counts, float(tops[group])):
         level = min(s, table.shape[0]) - 1
@@ -429,7 +467,7 @@ def _useful_states(allowed: np.ndarray, sizes: np.ndarray, devices: int) -> np.n
     return suffix & prefix[:, ::-1]
 
 
-def _infeasible_message(costs: StageCosts, sizes: np.ndarray, devices: int, cluster: Shape) -> str:
+def _infeasible_message(costs: StageCosts, sizes: np.ndarray, devices: int, cluster: Shape, v: int) -> str:
     fastest = costs.latency[np.triu_indices(costs.latency.shape[0], 1)].min(axis=-1)
     table = np.full(costs.latency.shape[:3], np.inf)
     table[np.triu_indices(table.shape[0], 1)] = fastest
@@ -437,9 +475,11 @@ def _infeasible_message(costs: StageCosts, sizes: np.ndarray, devices: int, clus
     if not math.isfinite(_bottleneck(table, sizes, devices)):
         return (f"no stage plan: the finite latencies cannot slice {where} (the stages' submeshes must use "
                 f"every device); give more (layer range, submesh) pairs a finite latency")
+    held = "s = stages from it to the last" if v == 1 else \
+        f"s = the interleaved schedule's chunks in flight on its mesh, over v = {v}"
     return (f"no stage plan fits device memory: every slicing of {where} has a stage with no logical mesh "
-            f"meeting Eq. 5 (param_mem + s * act_mem <= device_memory = {costs.device_memory:g}, s = stages "
-            f"from it to the last); raise device_memory or profile logical meshes that shard more")
+            f"meeting Eq. 5 (param_mem + s * act_mem <= device_memory = {costs.device_memory:g}, {held}); "
+            f"raise device_memory or profile logical meshes that shard more")
 
 
 def _check_micro_batches(num_micro_batches: int) -> None:

@@ -145,9 +145,8 @@ def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple
               epsilon: float, virtual_stages: int = 1) -> tuple[StagePlan, StageCosts]:
     """Eq. 2's best slicing over every family (one DP each, restricted to its
     candidates), and the costs it was found with; ``StageDPError`` when no family has one.
-    With ``virtual_stages > 1``, interleaved 1F1B's Eq. 2 on a number of meshes that
+    With ``virtual_stages > 1``, interleaved 1F1B's Eq. 2 and Eq. 5 on a number of meshes that
     divides the micro-batches (``solve_stage_dp``)."""
-    counts = None if virtual_stages == 1 else {s for s in range(1, num_micro_batches + 1) if num_micro_batches % s == 0}
     plans, errors = [], []
     for family in families:
         allowed = np.zeros(costs.latency.shape[:3], dtype=bool)
@@ -156,7 +155,7 @@ def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple
         restricted = dataclasses.replace(costs, latency=np.where(allowed[..., None], costs.latency, np.inf))
         try:
             plans.append((solve_stage_dp(restricted, cluster, num_micro_batches, epsilon=epsilon,
-                                         virtual_stages=virtual_stages, stage_counts=counts), restricted))
+                                         virtual_stages=virtual_stages), restricted))
         except StageDPError as error:
             errors.append(error)
     if not plans:

@@ -18,14 +18,18 @@ from alpa_mlir.passes.inter_op.stage_dp import (
     t_intra_table,
 )
 from alpa_mlir.passes.inter_op.submesh import submesh_shapes
+from alpa_mlir.plans.clock_tables import in_flight
 
 Cluster = tuple[int, int]
 
 
-def brute_force(costs: StageCosts, cluster: Cluster, B: int, v: int = 1, counts: set[int] | None = None) -> float:
+def brute_force(costs: StageCosts, cluster: Cluster, B: int, v: int = 1, counts: set[int] | None = None,
+                memory_v: int | None = None) -> float:
     """Eq. 2 (interleaved over ``v`` chunks per mesh: ``sum / v + (B - 1/v) max``) minimised over every
     slicing (into a number of stages in ``counts``, if given), submesh per stage and logical mesh per
-    stage, Eq. 5 checked."""
+    stage, Eq. 5 checked (activations: of as many micro-batches as stages from the stage to the last,
+    or, interleaved, 1/v of the chunks the schedule's clock table keeps in flight on its mesh;
+    ``memory_v``: the v of Eq. 5's count, if not ``v``)."""
     layers, devices = costs.num_layers, cluster[0] * cluster[1]
     sizes = [n * m for n, m in costs.submeshes]
     num_logical = costs.latency.shape[3]
@@ -38,11 +42,11 @@ def brute_force(costs: StageCosts, cluster: Cluster, B: int, v: int = 1, counts:
         for subs in itertools.product(range(len(sizes)), repeat=len(ranges)):
             if sum(sizes[k] for k in subs) != devices:
                 continue
+            held = held_activations(len(ranges), B, v if memory_v is None else memory_v)
             for logical in itertools.product(range(num_logical), repeat=len(ranges)):
                 times = []
                 for q, ((i, j), k, p) in enumerate(zip(ranges, subs, logical)):
-                    after = len(ranges) - q  # stages from this one to the last, itself included
-                    if costs.param_mem[i, j, k, p] + after * costs.act_mem[i, j, k, p] > costs.device_memory:
+                    if costs.param_mem[i, j, k, p] + held[q] * costs.act_mem[i, j, k, p] > costs.device_memory:
                         break
                     times.append(costs.latency[i, j, k, p])
                 else:
@@ -51,17 +55,24 @@ def brute_force(costs: StageCosts, cluster: Cluster, B: int, v: int = 1, counts:
     return best
 
 
+def held_activations(num_stages: int, B: int, v: int) -> list[float]:
+    """Per stage, the micro-batches' worth of its activations it holds at once."""
+    if v == 1:
+        return [num_stages - q for q in range(num_stages)]  # 1F1B: the stages from it to the last
+    return [chunks / v for chunks in in_flight("interleaved-1f1b", num_stages * v, B, v)]
+
+
 def check_plan(plan: StagePlan, costs: StageCosts, cluster: Cluster, B: int, v: int = 1) -> None:
     """The stages cover the layers in order on all devices, and each one is its own best fitting choice."""
     stages = plan.stages
+    held = held_activations(len(stages), B, v)
     assert [s.start for s in stages] == [0] + [s.end for s in stages[:-1]]
     assert stages[-1].end == costs.num_layers and all(s.start < s.end for s in stages)
     assert sum(s.num_devices for s in stages) == cluster[0] * cluster[1]
     for q, stage in enumerate(stages):
-        after = len(stages) - q
         i, j, k = stage.start, stage.end, stage.submesh
         assert stage.shape == costs.submeshes[k]
-        fits = costs.param_mem[i, j, k] + after * costs.act_mem[i, j, k] <= costs.device_memory
+        fits = costs.param_mem[i, j, k] + held[q] * costs.act_mem[i, j, k] <= costs.device_memory
         assert fits[stage.logical_mesh]
         assert stage.latency == costs.latency[i, j, k, stage.logical_mesh] == costs.latency[i, j, k][fits].min()
         assert stage.latency <= plan.t_max
@@ -113,8 +124,9 @@ def test_matches_brute_force(early_pruning: bool) -> None:
 def test_interleaved_eq2_matches_brute_force(early_pruning: bool) -> None:
     # Interleaved 1F1B: the same least sums per t_max, combined as sum / v + (B - 1/v) t_max,
     # which can pick another slicing than 1F1B's (a smaller bubble makes more stages pay);
-    # the number of meshes divides B (the schedule takes the micro-batches in such groups).
-    differs = restricted = 0
+    # the number of meshes divides B (the schedule takes the micro-batches in such groups), and
+    # Eq. 5 counts the chunks in flight on each mesh (the first holds more than 1F1B's S stages).
+    differs = binds = 0
     for seed in range(100):
         costs, cluster, B = random_costs(seed)
         v, counts = 2 + seed % 3, {S for S in range(1, 9) if B % S == 0}
@@ -126,9 +138,11 @@ def test_interleaved_eq2_matches_brute_force(early_pruning: bool) -> None:
         assert plan.latency == pytest.approx(expected, rel=1e-12), seed
         check_plan(plan, costs, cluster, B, v)
         assert len(plan.stages) in counts
+        # Without stage_counts the DP takes only the numbers of meshes that divide B itself.
+        assert solve_stage_dp(costs, cluster, B, epsilon=0.0, early_pruning=early_pruning, virtual_stages=v) == plan
         differs += plan.stages != solve_stage_dp(costs, cluster, B, epsilon=0.0).stages
-        restricted += expected > brute_force(costs, cluster, B, v)
-    assert differs >= 2 and restricted >= 1
+        binds += expected > brute_force(costs, cluster, B, v, counts, memory_v=1)  # 1F1B's Eq. 5 would fit more
+    assert differs >= 2 and binds >= 1
 
 
 def test_epsilon_stays_within_its_bound() -> None:
