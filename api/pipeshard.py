@@ -394,9 +394,10 @@ class PipeshardFunction:
         seconds = time.perf_counter() - start
         plan = dataclasses.replace(plan, step=self._predicted_step(executable, plan))
         LOG.info("%s: %d stages, predicted %.3g s per step (Eq. 2; %s as this runtime runs it); compiled %d stage "
-                 "programs (%d loaded from an equal one) and %d transfers in %.1f s", self._name, len(plan.stages),
-                 plan.latency, "unknown" if plan.step is None else f"{plan.step:.3g} s", len(executable.executables),
-                 executable.shared.loaded, len({id(t) for t in executable.transfers.values()}), seconds)
+                 "programs and %d transfers (%d programs loaded from an equal one) in %.1f s", self._name,
+                 len(plan.stages), plan.latency, "unknown" if plan.step is None else f"{plan.step:.3g} s",
+                 len(executable.executables), len({id(t) for t in executable.transfers.values()}),
+                 executable.shared.loaded, seconds)
         return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))
 
     def _predicted_step(self, executable: PipeshardExecutable, plan: PipelinePlan) -> float | None:

@@ -90,10 +90,13 @@ def measure(layers: int) -> dict:
         return sum(found)
 
     plans = [int(m[1]) for _, line in phases.lines if (m := re.search(r"(\d+) intra-op plans so far", line))]
+    compiled = next(m for _, line in phases.lines if (m := re.search(
+        r"compiled (\d+) stage programs and (\d+) transfers \((\d+) programs loaded from an equal one\) in ([\d.]+) s",
+        line)))
     return {"layers": layers, "first_call_seconds": first,
             "lower_seconds": seconds(r"traced and lowered in ([\d.]+) s"),
             "search_seconds": seconds(r"candidates in ([\d.]+) s"), "intra_op_plans": max(plans, default=0),
-            "compile_seconds": seconds(r"compiled \d+ stage programs \(\d+ loaded from an equal one\) and \d+ transfers in ([\d.]+) s"),
+            "compile_seconds": float(compiled[4]), "programs": "{} / {} / {}".format(*compiled.groups()[:3]),
             "first_step_seconds": seconds(r"first step in ([\d.]+) s"), "second_call_seconds": second,
             "predicted_step": plan.latency, "predicted_run": plan.step,
             "stages": " ".join(f"[{s.layers[0]},{s.layers[1]})@{len(s.devices)}" for s in plan.stages)}
@@ -102,6 +105,7 @@ def measure(layers: int) -> dict:
 COLUMNS = (("layers", "layers", "{}"), ("first_call_seconds", "first call s", "{:.1f}"),
            ("lower_seconds", "lowering s", "{:.1f}"), ("search_seconds", "stage search s", "{:.1f}"),
            ("intra_op_plans", "intra-op plans", "{}"), ("compile_seconds", "stage and transfer programs s", "{:.1f}"),
+           ("programs", "stage programs / transfers / programs loaded", "{}"),
            ("first_step_seconds", "first step s", "{:.1f}"), ("second_call_seconds", "second call s", "{:.2f}"),
            ("predicted_step", "predicted step s (Eq. 2)", "{:.3g}"),
            ("predicted_run", "predicted step s (as the runtime runs it)", "{:.3g}"),

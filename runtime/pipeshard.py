@@ -199,7 +199,7 @@ class PipeshardExecutable:
         compiled = compile_at_once(  # the transfers' and accumulations' programs too, rather than in the first step
             {callee: functools.partial(compile_module, text, self._devices_of(mesh), self.devices, host_callbacks,
                                        shared=self.shared) for callee, (text, mesh) in stages.items()} |
-            {id(t): t.compile for t in self._programs.values()
+            {id(t): functools.partial(t.compile, self.shared) for t in self._programs.values()
              if not self._local.isdisjoint(t.src_devices + t.dst_devices)} |
             {(values, first): functools.partial(self._compile_accumulation, values, first)
              for values in accumulated for first in (True, False)[:1 + (num_micro_batches > 1)]})

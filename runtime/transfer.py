@@ -47,7 +47,9 @@ from ..dialect.jax_interop import spec_to_named_sharding
 from ..dialect.mesh import DeviceMesh
 from ..dialect.sharding import ShardingSpec
 from ..dialect.tile_map import tile_map
+from ..lowering.spmd import SharedCompiles, compile_module
 from ..plans.reshard_plan import LocalGather, ReshardPlan, Tile, TileMove, check_plan, plan_bytes
+from .mesh_executable import MeshExecutable
 
 Shape = tuple[int, ...]
 
@@ -279,7 +281,7 @@ class CrossMeshTransfer:
                 taken[d] += 1
         return slots
 
-    def _build(self) -> tuple[Any, ...]:
+    def _build(self, shared: SharedCompiles | None) -> tuple[Any, ...]:
         """Compile the permute program and one gather program per arrangement."""
         union = self.src_devices + self.dst_devices
         where = {d: i for i, d in enumerate(union)}
@@ -314,10 +316,20 @@ class CrossMeshTransfer:
         sharding = NamedSharding(mesh, spec)
         program = jax.jit(jax.shard_map(permute, mesh=mesh, in_specs=spec,
                                         out_specs=(spec, spec) if self.stages else (spec,)))
-        compiled = program.lower(_stacked(self._src_block, n, dtype, sharding)).compile()
-        return ((compiled, union, sharding),) + tuple(self._build_gather(s) for s in self.stages)
+        compiled = self._compile(program, DeviceMesh((n,), device_ids=union), shared,
+                                 _stacked(self._src_block, n, dtype, sharding))
+        return ((compiled, union, sharding),) + tuple(self._build_gather(s, shared) for s in self.stages)
 
-    def _build_gather(self, stage: GatherStage) -> tuple[Any, tuple[int, ...], NamedSharding]:
+    def _compile(self, program: Any, mesh: DeviceMesh, shared: SharedCompiles | None, *args: Any) -> MeshExecutable:
+        """``program`` (a ``jax.jit`` of a ``shard_map``) lowered for ``args`` and compiled for
+        ``mesh`` as the stages are: the permute of every transfer of one structure (a layer's
+        activations between each pair of neighbouring meshes, say) prints alike, whatever its
+        devices, so ``shared`` compiles it once and loads it onto the others' devices."""
+        text = program.lower(*args).as_text()
+        return MeshExecutable(compile_module(text, mesh, list(self._devices.values()), shared=shared))
+
+    def _build_gather(self, stage: GatherStage,
+                      shared: SharedCompiles | None) -> tuple[Any, tuple[int, ...], NamedSharding]:
         order = tuple(d for row in stage.rows for d in row)
         where = {d: i for i, d in enumerate(order)}
         rank, n, steps = len(self._dst_block), len(order), []
@@ -346,8 +358,9 @@ class CrossMeshTransfer:
         sharding = NamedSharding(mesh, spec)
         program = jax.jit(jax.shard_map(gather, mesh=mesh, in_specs=(spec, spec), out_specs=spec),
                           donate_argnums=0)
-        compiled = program.lower(_stacked(self._dst_block, n, self.dtype, sharding),
-                                 _stacked(self._pieces_block, n, self.dtype, sharding)).compile()
+        compiled = self._compile(program, DeviceMesh(mesh.devices.shape, device_ids=order), shared,
+                                 _stacked(self._dst_block, n, self.dtype, sharding),
+                                 _stacked(self._pieces_block, n, self.dtype, sharding))
         return compiled, order, sharding
 
     def _check_input(self, array: Any) -> None:
@@ -361,10 +374,11 @@ class CrossMeshTransfer:
             raise ValueError(f"array has sharding {array.sharding} but the transfer was planned for "
                              f"{self.src_sharding}; reshard it on the source mesh first")
 
-    def compile(self) -> None:
-        """Compile the programs now rather than on the first call."""
+    def compile(self, shared: SharedCompiles | None = None) -> None:
+        """Compile the programs now rather than on the first call; ``shared``: where a
+        program equal to one compiled before is loaded from that one."""
         if self._programs is None:
-            self._programs = self._build()
+            self._programs = self._build(shared)
 
     def __call__(self, array: jax.Array) -> jax.Array:
         self._check_input(array)
@@ -380,9 +394,9 @@ class CrossMeshTransfer:
             mine = [d for d in order if d in outs]
             if not mine:  # this process holds no destination device: nothing to gather
                 break
-            out = program(_from_blocks([outs[d] for d in mine], self._dst_block, len(order), self.dtype, sharding),
-                          _from_blocks([slots[d] for d in mine], self._pieces_block, len(order), self.dtype,
-                                       sharding))
+            out, = program(_from_blocks([outs[d] for d in mine], self._dst_block, len(order), self.dtype, sharding),
+                           _from_blocks([slots[d] for d in mine], self._pieces_block, len(order), self.dtype,
+                                        sharding))
         final = _by_device(out)
         blocks = [final[d] if self.shape else final[d].reshape(()) for d in self.dst_devices if d in final]
         return jax.make_array_from_single_device_arrays(self.shape, self.dst_sharding, blocks, dtype=self.dtype)

@@ -73,14 +73,17 @@ def test_mlp_manual_stages_match_jit(schedule):
 def test_equal_stages_on_meshes_of_one_size_compile_once():
     # The middle stages are the same layer on two devices each: stage 2's forward and
     # backward are stage 1's executables loaded onto its devices (lowering/spmd.py's
-    # SharedCompiles), and compute what jax.jit does.
+    # SharedCompiles), and compute what jax.jit does. So are the activations' transfers
+    # between each pair of neighbouring meshes, and the gradients' back: one compile each way.
     model = build(MLPConfig(sizes=(32,) * 5, boundaries=True))
     params, batch = model.init(jax.random.key(0), 16)
     method = PipeshardParallel(num_micro_batches=2, layer_option=ManualLayerOption(),
                                stage_option=ManualStageOption((1, 1, 1, 1), ((1, 2),) * 4))
     pipelined = run_both(model.train_step, method, (params, batch))
     executable = pipelined.get_executable(params, batch)
-    assert executable.shared.loaded == 2
+    transfers = {id(t): t for t in executable.transfers.values()}
+    assert len(transfers) == 6
+    assert executable.shared.loaded == 2 + 4
     assert {d.id for d in executable.executables["stage2_forward"].compiled.devices} == {4, 5}
 
 
