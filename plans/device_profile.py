@@ -29,6 +29,9 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   have ``n`` devices together (a collective permute, or a local all-gather), through the
   runtime's ``CrossMeshTransfer`` on a tiny array: here 2-4x an empty program's launch.
   Files written before it price those programs at ``launch``;
+- ``transfer_copy[n]``: seconds of a cross-mesh transfer over ``n`` devices that copies
+  whole shards from device to device instead (one process holding both meshes), on a tiny
+  array. Files written before it price it at ``transfer_launch``;
 - ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
   ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
   once), each timed in a program of such dots the first time a search prices it (Alpa's
@@ -111,6 +114,7 @@ class DeviceProfile(VersionedFile):
     collective_sync: dict[int, float] = field(default_factory=dict)  # devices -> seconds per collective
     call_buffers: dict[int, float] = field(default_factory=dict)  # devices -> seconds per array of a call
     transfer_launch: dict[int, float] = field(default_factory=dict)  # devices of both meshes -> seconds
+    transfer_copy: dict[int, float] = field(default_factory=dict)  # devices of both meshes -> seconds
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a device profile"
@@ -167,6 +171,11 @@ class DeviceProfile(VersionedFile):
         (an empty program's launch where not measured)."""
         return _nearest(self.transfer_launch, n) if self.transfer_launch else self.launch_seconds(n)
 
+    def transfer_copy_seconds(self, n: int) -> float:
+        """Seconds of a cross-mesh transfer over ``n`` devices of both meshes that copies whole
+        shards between devices, its bytes aside (a transfer program's where not measured)."""
+        return _nearest(self.transfer_copy, n) if self.transfer_copy else self.transfer_launch_seconds(n)
+
     def intra_host_link(self) -> tuple[float, float]:
         """(alpha seconds, beta seconds per byte) of a collective inside one host: the fit of
         ``alpha + beta * volume`` to the measured collectives (``volume``: the ring bytes of
@@ -193,7 +202,8 @@ class DeviceProfile(VersionedFile):
                 dot_peaks={str(dtype): _by_size(by_n) for dtype, by_n in data.get("dot_peaks", {}).items()},
                 collective_sync=_by_size(data.get("collective_sync", {})),
                 call_buffers=_by_size(data.get("call_buffers", {})),
-                transfer_launch=_by_size(data.get("transfer_launch", {})))
+                transfer_launch=_by_size(data.get("transfer_launch", {})),
+                transfer_copy=_by_size(data.get("transfer_copy", {})))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise DeviceProfileError(f"{where}: malformed device profile ({type(error).__name__}: {error})") from None
         positive = [*profile.memory_bandwidth.values(), *profile.launch.values(), *profile.dots.values(),
@@ -204,10 +214,11 @@ class DeviceProfile(VersionedFile):
                 not all(np.isfinite(v) and v > 0 for v in positive) or \
                 any(kind not in _VOLUME or n < 2 for kind, n, _, _ in profile.collectives) or \
                 not all(np.isfinite(v) and v >= 0 for table in (profile.collective_sync, profile.call_buffers,
-                                                                profile.transfer_launch) for v in table.values()):
+                                                                profile.transfer_launch, profile.transfer_copy)
+                        for v in table.values()):
             raise DeviceProfileError(f"{where}: a device profile needs float32 matmul FLOP/s, memory bandwidth and "
                                      f"launch times, all positive, collectives of known kinds on 2+ devices, and "
-                                     f"collective sync, call buffer and transfer launch times of at least 0")
+                                     f"collective sync, call buffer and transfer times of at least 0")
         return profile
 
 

@@ -160,8 +160,8 @@ def _dots(numbers, result_dtype, operands: tuple[tuple[jax.Array, jax.Array], ..
 
 def cached_profile(path: Path) -> DeviceProfile:
     """The profile saved at ``path``; where there is none (or it does not read), the local
-    devices measured and saved there; one saved before ``collective_sync``, ``call_buffers``
-    or ``transfer_launch`` existed gets what it lacks measured and saved."""
+    devices measured and saved there; one saved before ``collective_sync``, ``call_buffers``,
+    ``transfer_launch`` or ``transfer_copy`` existed gets what it lacks measured and saved."""
     profile = None
     if path.exists():
         try:
@@ -176,7 +176,8 @@ def cached_profile(path: Path) -> DeviceProfile:
     else:
         lacking = {name: measure for name, measure in (("collective_sync", measure_sync),
                                                        ("call_buffers", measure_call_buffers),
-                                                       ("transfer_launch", measure_transfer_launch))
+                                                       ("transfer_launch", measure_transfer_launch),
+                                                       ("transfer_copy", measure_transfer_copy))
                    if not getattr(profile, name) and (profile.devices > 1 or name == "call_buffers")}
         if not lacking:
             return profile
@@ -231,7 +232,8 @@ def measure_profile(devices: list | None = None) -> DeviceProfile:
     return DeviceProfile(platform=device.platform, device_kind=device.device_kind, devices=len(devices),
                          matmul_flops=matmul, memory_bandwidth=bandwidth, launch=launch,
                          collectives=tuple(collectives), collective_sync=measure_sync(devices),
-                         call_buffers=measure_call_buffers(devices), transfer_launch=measure_transfer_launch(devices))
+                         call_buffers=measure_call_buffers(devices), transfer_launch=measure_transfer_launch(devices),
+                         transfer_copy=measure_transfer_copy(devices))
 
 
 def measure_sync(devices: list | None = None) -> dict[int, float]:
@@ -267,20 +269,31 @@ def measure_call_buffers(devices: list | None = None) -> dict[int, float]:
 def measure_transfer_launch(devices: list | None = None) -> dict[int, float]:
     """``transfer_launch`` of ``devices`` (the local ones) at every even count from 2: a
     vector of 2 elements per device moved from the first half of them to the second, each
-    device's block to one device (one collective-permute program), through the runtime's
-    ``CrossMeshTransfer``."""
+    device's block to one device, run as the plan's programs (one collective permute)
+    through the runtime's ``CrossMeshTransfer``, per program."""
+    return _tiny_transfers(devices, direct=False)
+
+
+def measure_transfer_copy(devices: list | None = None) -> dict[int, float]:
+    """``transfer_copy`` of ``devices`` (the local ones): the transfer of
+    :func:`measure_transfer_launch`, each block copied to its device."""
+    return _tiny_transfers(devices, direct=True)
+
+
+def _tiny_transfers(devices: list | None, direct: bool) -> dict[int, float]:
     devices = list(devices or jax.local_devices())
-    launch = {}
+    seconds = {}
     for n in (n for n in _device_counts(len(devices))[1:] if n % 2 == 0):
         half = n // 2
         src, dst = (DeviceMesh((1, half), device_ids=tuple(d.id for d in side))
                     for side in (devices[:half], devices[half:n]))
         spec = ShardingSpec(((1,),))
         transfer = CrossMeshTransfer(plan_reshard((2 * half,), spec, src, spec, dst), src, spec, dst, spec,
-                                     np.float32, jax.devices())
+                                     np.float32, jax.devices(), direct=direct)
         value = jax.device_put(np.zeros(2 * half, np.float32), transfer.src_sharding)
-        launch[n] = _seconds(transfer, value, repeats=CALL_REPEATS) / (1 + len(transfer.stages))
-    return launch
+        calls = 1 if direct else 1 + len(transfer.stages)
+        seconds[n] = _seconds(transfer, value, repeats=CALL_REPEATS) / calls
+    return seconds
 
 
 def _device_counts(devices: int) -> list[int]:

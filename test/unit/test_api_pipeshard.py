@@ -73,27 +73,29 @@ def test_mlp_manual_stages_match_jit(schedule):
 def test_equal_stages_on_meshes_of_one_size_compile_once():
     # The middle stages are the same layer on two devices each: stage 2's forward and
     # backward are stage 1's executables loaded onto its devices (lowering/spmd.py's
-    # SharedCompiles), and compute what jax.jit does. So are the activations' transfers
-    # between each pair of neighbouring meshes, and the gradients' back: one compile each way.
+    # SharedCompiles), and compute what jax.jit does. Of the transfers, those between equal
+    # shardings are copies shard to shard, with no program; the others (columns to the
+    # replicated values the next stage reads, and back) come in pairs of one structure on
+    # other devices, whose second is loaded too.
     model = build(MLPConfig(sizes=(32,) * 5, boundaries=True))
     params, batch = model.init(jax.random.key(0), 16)
     method = PipeshardParallel(num_micro_batches=2, layer_option=ManualLayerOption(),
                                stage_option=ManualStageOption((1, 1, 1, 1), ((1, 2),) * 4))
     pipelined = run_both(model.train_step, method, (params, batch))
     executable = pipelined.get_executable(params, batch)
-    transfers = {id(t): t for t in executable.transfers.values()}
-    assert len(transfers) == 6
-    assert executable.shared.loaded == 2 + 4
+    transfers = [executable.transfers[k] for k in sorted(executable.transfers)]
+    assert [t.direct for t in transfers] == [False, False, True, True, False, False]
+    assert executable.shared.loaded == 2 + (1 + len(transfers[1].stages)) + (1 + len(transfers[5].stages))
     assert {d.id for d in executable.executables["stage2_forward"].compiled.devices} == {4, 5}
 
 
 def test_the_predicted_step_prices_every_instruction_of_the_order():
     # runtime/step_model.py on the runtime's real order, with profiles that price one
     # thing each.
-    model = build(MLPConfig(sizes=(16, 32, 32, 8), boundaries=True))
+    model = build(MLPConfig(sizes=(32,) * 5, boundaries=True))
     params, batch = model.init(jax.random.key(0), 32)
     method = PipeshardParallel(num_micro_batches=4, layer_option=ManualLayerOption(),
-                               stage_option=ManualStageOption((1, 1, 1), ((1, 2), (1, 2), (1, 4))))
+                               stage_option=ManualStageOption((1, 1, 1, 1), ((1, 2),) * 4))
     pipelined = parallelize(model.train_step, method=method)
     plan, executable = pipelined.get_plan(params, batch), pipelined.get_executable(params, batch)
     assert executable.synchronous and executable.concurrent_meshes  # CPU, one process: a thread per mesh
@@ -101,18 +103,21 @@ def test_the_predicted_step_prices_every_instruction_of_the_order():
     runs = 4 * sum(s.latency for s in plan.stages)  # B forwards and backwards per stage
     # The meshes at once, but on the host's cores, which one program already keeps busy: prices add up.
     assert predicted_step(executable, plan, free) == pytest.approx(runs, rel=1e-12)
-    # A launch of one second: one per apply part, accumulation and transfer program.
-    launches = sum(1 for _, i in executable.order if isinstance(i, Apply | Accumulate)) + \
-        sum(1 + len(executable.transfers[i.transfer].stages) for _, i in executable.order
-            if isinstance(i, Send) and not isinstance(i.transfer, Move))
-    assert launches > 4 * 2 * 2  # at least a forward and a backward transfer per micro-batch and boundary
+    # A launch of one second: one per apply part, accumulation and transfer program (a
+    # transfer that copies whole shards between devices: one in all).
+    sends = [executable.transfers[i.transfer] for _, i in executable.order
+             if isinstance(i, Send) and not isinstance(i.transfer, Move)]
+    copies = sum(t.direct for t in sends)
+    transfer_programs = sum(1 + len(t.stages) for t in sends if not t.direct)
+    assert copies >= 4 * 2 and transfer_programs >= 4 * 2  # some shardings change between meshes
+    launches = sum(1 for _, i in executable.order if isinstance(i, Apply | Accumulate)) + copies + transfer_programs
     slow_launch = dataclasses.replace(free, launch={1: 1.0})
     assert predicted_step(executable, plan, slow_launch) == pytest.approx(runs + launches, rel=1e-12)
-    # A transfer's program of one second where the profile measured those: only the transfers take it.
-    transfer_programs = sum(1 + len(executable.transfers[i.transfer].stages) for _, i in executable.order
-                            if isinstance(i, Send) and not isinstance(i.transfer, Move))
-    slow_transfers = dataclasses.replace(free, transfer_launch={1: 1.0})
-    assert predicted_step(executable, plan, slow_transfers) == pytest.approx(runs + transfer_programs, rel=1e-12)
+    # A transfer's program of one second where the profile measured those, and a copy of ten:
+    # only the transfers take them.
+    slow_transfers = dataclasses.replace(free, transfer_launch={1: 1.0}, transfer_copy={1: 10.0})
+    assert predicted_step(executable, plan, slow_transfers) == \
+        pytest.approx(runs + transfer_programs + 10 * copies, rel=1e-12)
     # A second per array a program call takes or gives: a stage part's and an apply part's
     # arguments and results; the B accumulations of each value read it B times, their sums
     # B - 1 times, and write the sums B times.

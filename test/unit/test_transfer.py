@@ -13,6 +13,7 @@ import pytest
 from alpa_mlir.dialect.jax_interop import spec_to_named_sharding
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
+from alpa_mlir.lowering.spmd import SharedCompiles
 from alpa_mlir.plans.reshard_plan import LocalGather, ReshardPlan, TileMove, plan_reshard
 from alpa_mlir.runtime.transfer import CrossMeshTransfer, gather_stages, permute_rounds
 
@@ -79,13 +80,53 @@ def test_megatron_local_all_gather_moves_fewer_bytes():
     assert moved == {False: x.nbytes * 4, True: x.nbytes}
 
 
-def test_scalar():
+@pytest.mark.parametrize("direct", [True, False])
+def test_scalar(direct):
     src_mesh, dst_mesh = mesh((1, 2), 0), mesh((1, 2), 2)
     rank0 = ShardingSpec(())
     x = np.float32(3.5)
     plan = plan_reshard((), rank0, src_mesh, rank0, dst_mesh)
-    y = CrossMeshTransfer(plan, src_mesh, rank0, dst_mesh, rank0, np.float32)(place(np.asarray(x), rank0, src_mesh))
-    check_result(y, np.asarray(x), rank0, dst_mesh)
+    transfer = CrossMeshTransfer(plan, src_mesh, rank0, dst_mesh, rank0, np.float32, direct=direct)
+    assert transfer.direct == direct
+    check_result(transfer(place(np.asarray(x), rank0, src_mesh)), np.asarray(x), rank0, dst_mesh)
+
+
+@pytest.mark.parametrize("src_mesh,src_spec,dst_mesh,dst_spec,direct", [
+    (mesh((1, 2), 0), S0_ON_1, mesh((1, 2), 2), S0_ON_1, True),  # a pipeline's activations: shard to shard
+    (mesh((2, 2), 0), R, mesh((1, 4), 4), R, True),  # replicated: any source's copy, whatever the plan's gathers
+    (mesh((2, 2), 0), S0_ON_1, mesh((1, 2), 4), S0_ON_1, True),  # each row block held twice: the holders in turn
+    (mesh((1, 2), 0), S0_ON_1, mesh((1, 2), 2), S1, False),  # no source shard is a destination shard
+    (mesh((1, 4), 0), S1, mesh((1, 2), 4), S1, False),  # halves from quarters
+])
+def test_whole_shards_are_copied_from_device_to_device(src_mesh, src_spec, dst_mesh, dst_spec, direct):
+    # In one process a destination shard that some source device holds whole is copied from
+    # it (jax.device_put), with no program; the plan's programs give the same array.
+    x = RNG.standard_normal((4, 8)).astype(np.float32)
+    plan = plan_reshard(x.shape, src_spec, src_mesh, dst_spec, dst_mesh)
+    copies = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, np.float32)
+    programs = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, np.float32, direct=False)
+    assert (copies.direct, programs.direct) == (direct, False)
+    src = place(x, src_spec, src_mesh)
+    for transfer in (copies, programs):
+        check_result(transfer(src), x, dst_spec, dst_mesh)
+    if direct:  # the holders of a tile take turns: every source device of a replicated value sends
+        senders = [s for s, _ in copies._copies]
+        assert len(set(senders)) == min(len(src_mesh.device_ids), len(dst_mesh.device_ids))
+
+
+def test_transfers_of_one_structure_compile_once():
+    # The same resharding between other meshes of the same shapes: its programs are written
+    # against positions in the two meshes, so they are loaded onto the other devices.
+    shared = SharedCompiles()
+    x = RNG.standard_normal((8, 16)).astype(np.float32)
+    for first in (0, 4):  # (1, 2) -> (1, 2) on devices 0-3, then on 4-7
+        src_mesh, dst_mesh = mesh((1, 2), first), mesh((1, 2), first + 2)
+        plan = plan_reshard(x.shape, S1, src_mesh, R, dst_mesh)
+        transfer = CrossMeshTransfer(plan, src_mesh, S1, dst_mesh, R, np.float32)
+        assert not transfer.direct and transfer.stages  # a permute and a gather program
+        transfer.compile(shared)
+        check_result(transfer(place(x, S1, src_mesh)), x, R, dst_mesh)
+    assert shared.loaded == 2
 
 
 def test_hand_plan_tiles_of_several_shapes_and_two_gathers_per_device():
@@ -114,7 +155,7 @@ def test_hand_plan_gather_in_reversed_group_order():
     tile = ((0, 4), (0, 2))
     plan = ReshardPlan((4, 2), moves=(TileMove(0, 0, 5, ((0, 2), (0, 2)), 0), TileMove(1, 0, 4, ((2, 4), (0, 2)), 0)),
                        gathers=(LocalGather((5, 4), 0, tile),), dst_tiles={4: tile, 5: tile})
-    transfer = CrossMeshTransfer(plan, src_mesh, R, dst_mesh, R, np.float32)
+    transfer = CrossMeshTransfer(plan, src_mesh, R, dst_mesh, R, np.float32, direct=False)  # the programs
     assert [stage.rows for stage in transfer.stages] == [((5, 4),)]
     check_result(transfer(place(x, R, src_mesh)), x, R, dst_mesh)
 
