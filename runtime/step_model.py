@@ -57,6 +57,9 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
     def arrays(mesh: int, count: int) -> float:
         return count * profile.buffer_seconds(devices(mesh))
 
+    def part_arrays(mesh: int, callee: str) -> float:  # a stage or apply part's arguments and results
+        return arrays(mesh, sum(map(len, executable.declared[callee])))
+
     accumulated: set[tuple[str, ...]] = set()  # the first accumulation of its values has no sums to read
 
     def written(placements: Sequence[Placement], mesh: int) -> float:  # element-wise: bytes per device
@@ -67,11 +70,10 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
         match instruction:
             case Run(callee):
                 call = flow.calls[callee]
-                return plan.stages[call.stage].latency * share[call.kind] + \
-                    arrays(mesh, sum(map(len, executable.declared[callee])))
+                return plan.stages[call.stage].latency * share[call.kind] + part_arrays(mesh, callee)
             case Apply(callee):
                 return profile.launch_seconds(devices(mesh)) + written(executable.declared[callee][1], mesh) + \
-                    arrays(mesh, sum(map(len, executable.declared[callee])))
+                    part_arrays(mesh, callee)
             case Accumulate(values):
                 sums = 2 if values in accumulated else 1  # read and written, or only written
                 accumulated.add(values)

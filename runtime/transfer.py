@@ -204,7 +204,7 @@ class CrossMeshTransfer:
       dtype: the element type of the tensor.
       devices: the JAX devices that device ids index (``jax.devices()``).
       direct: copy whole shards from device to device where the plan allows it and this
-        process holds both meshes (``direct`` says whether it does); False always runs
+        process holds both meshes (the ``direct`` property says whether it does); False always runs
         the programs.
 
     The programs compile on the first call, or on :meth:`compile`. ``rounds`` (``ppermute`` rounds),
@@ -256,7 +256,11 @@ class CrossMeshTransfer:
         self._programs: tuple[Any, ...] | None = None
         self._dummies: dict[int, jax.Array] = {}
         self._copies = self._whole_shards() if direct else None
-        self.direct = self._copies is not None
+
+    @property
+    def direct(self) -> bool:
+        """Whether a call copies whole shards from device to device rather than running the programs."""
+        return self._copies is not None
 
     @property
     def num_rounds(self) -> int:
