@@ -30,8 +30,9 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   runtime's ``CrossMeshTransfer`` on a tiny array: here 2-4x an empty program's launch.
   Files written before it price those programs at ``launch``;
 - ``transfer_copy[n]``: seconds of a cross-mesh transfer over ``n`` devices that copies
-  whole shards from device to device instead (one process holding both meshes), on a tiny
-  array. Files written before it price it at ``transfer_launch``;
+  its ``n/2`` whole blocks from device to device instead (one process holding both
+  meshes), on a tiny array; a copy of a transfer costs ``2/n`` of it. Files written before
+  it price a copy at ``transfer_launch``;
 - ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
   ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
   once), each timed in a program of such dots the first time a search prices it (Alpa's
@@ -171,10 +172,14 @@ class DeviceProfile(VersionedFile):
         (an empty program's launch where not measured)."""
         return _nearest(self.transfer_launch, n) if self.transfer_launch else self.launch_seconds(n)
 
-    def transfer_copy_seconds(self, n: int) -> float:
-        """Seconds of a cross-mesh transfer over ``n`` devices of both meshes that copies whole
-        shards between devices, its bytes aside (a transfer program's where not measured)."""
-        return _nearest(self.transfer_copy, n) if self.transfer_copy else self.transfer_launch_seconds(n)
+    def copy_seconds(self, n: int) -> float:
+        """Seconds of one device-to-device copy of a cross-mesh transfer over ``n`` devices of
+        both meshes, its bytes aside: ``transfer_copy`` measured at ``m`` devices over its
+        ``m/2`` copies (a transfer program's launch where not measured)."""
+        if not self.transfer_copy:
+            return self.transfer_launch_seconds(n)
+        m = _nearest_size(self.transfer_copy, n)
+        return self.transfer_copy[m] / max(m // 2, 1)
 
     def intra_host_link(self) -> tuple[float, float]:
         """(alpha seconds, beta seconds per byte) of a collective inside one host: the fit of
@@ -227,6 +232,11 @@ def _by_size(table: dict) -> dict[int, float]:
 
 
 def _nearest(table: dict[int, float], n: int) -> float:
-    """The value measured at the largest size <= n (the smallest size where n is below all)."""
+    """The value measured at :func:`_nearest_size`."""
+    return table[_nearest_size(table, n)]
+
+
+def _nearest_size(table: dict[int, float], n: int) -> int:
+    """The largest measured size <= n (the smallest where n is below all)."""
     sizes = sorted(table)
-    return table[sizes[max(bisect.bisect_right(sizes, n) - 1, 0)]]
+    return sizes[max(bisect.bisect_right(sizes, n) - 1, 0)]

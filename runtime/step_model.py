@@ -15,8 +15,9 @@ walks it):
 - an explicit cross-mesh transfer: the profile's ``transfer_launch`` per program (the
   permute and each local all-gather), plus ``alpha`` per ``ppermute`` round and
   ``beta`` per byte that crosses, from the profile's fit of the host's collectives; or,
-  one that copies whole shards between devices (``CrossMeshTransfer.direct``), the
-  profile's ``transfer_copy`` and its destination shards' bytes at the memory bandwidth;
+  one that copies blocks between devices (``CrossMeshTransfer.direct``: in one process),
+  the profile's price of a copy per copy, a one-device launch per block cut or assembled,
+  and the bytes written on the destination devices at the memory bandwidth;
 - a move, a recv, a free: nothing (a move's value is placed by its reader's program).
 
 On GPUs the meshes run at once and meet at transfers. On CPU (``PipeshardExecutable.synchronous``)
@@ -82,10 +83,10 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
             case Send(key) if not isinstance(key, Move):
                 transfer = executable.transfers[key]
                 union = len(transfer.src_devices) + len(transfer.dst_devices)
-                if transfer.direct:  # whole shards copied: their bytes written on each destination device
-                    shard = math.prod(transfer.dst_sharding.shard_shape(transfer.shape)) * transfer.dtype.itemsize
-                    return profile.transfer_copy_seconds(union) + \
-                        profile.elementwise_seconds(shard * len(transfer.dst_devices), len(transfer.dst_devices))
+                if transfer.direct:  # blocks copied between devices, some cut or assembled on one
+                    copies, launches, nbytes = transfer.local_work
+                    return copies * profile.copy_seconds(union) + launches * profile.launch_seconds(1) + \
+                        profile.elementwise_seconds(nbytes, len(transfer.dst_devices))
                 programs = 1 + len(transfer.stages)
                 return programs * profile.transfer_launch_seconds(union) + transfer.num_rounds * alpha + \
                     transfer.bytes_moved * beta

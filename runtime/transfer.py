@@ -23,11 +23,8 @@ collective programs, each built with ``jax.shard_map`` (GPUs run the same over N
    program*: every round is one ``lax.all_gather(..., tiled=True)`` along the group
    axis, whose result is written into the destination block.
 
-Where one process holds both meshes and every destination shard is one whole source
-shard (a layer's activations between meshes of one shape and sharding, the common case
-of a pipeline), the moves are copies between devices, ``jax.device_put`` of each shard
-(PJRT's device-to-device copy), and no program runs: on XLA:CPU the permute program's
-rendezvous of every device of both meshes cost 0.3-1 ms per transfer.
+Where one process holds both meshes, no program runs: the blocks are copied between
+devices (``runtime/device_copies.py``).
 
 Blocks enter and leave the programs as per-device buffers
 (``addressable_shards`` in, ``jax.make_array_from_single_device_arrays`` out, no
@@ -55,6 +52,7 @@ from ..dialect.sharding import ShardingSpec
 from ..dialect.tile_map import tile_map
 from ..lowering.spmd import SharedCompiles, compile_module
 from ..plans.reshard_plan import LocalGather, ReshardPlan, Tile, TileMove, check_plan, plan_bytes
+from .device_copies import copy_work, plan_copies, run_copies, tile_offset, tile_shape
 from .mesh_executable import MeshExecutable
 
 Shape = tuple[int, ...]
@@ -91,10 +89,6 @@ def _edge_colouring(edges: Sequence[tuple[int, int]]) -> list[int]:
         colour[e] = a
         at[0][u][a] = at[1][v][a] = e
     return colour
-
-
-def tile_shape(tile: Tile) -> Shape:
-    return tuple(limit - start for start, limit in tile)
 
 
 def permute_rounds(moves: Sequence[TileMove]) -> tuple[tuple[TileMove, ...], ...]:
@@ -203,9 +197,9 @@ class CrossMeshTransfer:
       dst_mesh, dst_spec: where and how the output is sharded; the meshes share no device.
       dtype: the element type of the tensor.
       devices: the JAX devices that device ids index (``jax.devices()``).
-      direct: copy whole shards from device to device where the plan allows it and this
-        process holds both meshes (the ``direct`` property says whether it does); False always runs
-        the programs.
+      direct: where this process holds both meshes, copy the blocks between devices
+        (``runtime/device_copies.py``; the ``direct`` property says whether it does); False
+        always runs the programs.
 
     The programs compile on the first call, or on :meth:`compile`. ``rounds`` (``ppermute`` rounds),
     ``num_rounds``, ``stages`` (gather arrangements) and ``bytes_moved`` (bytes that
@@ -255,12 +249,21 @@ class CrossMeshTransfer:
         self._pieces_block = (num_slots,) + tuple(int(n) for n in largest)
         self._programs: tuple[Any, ...] | None = None
         self._dummies: dict[int, jax.Array] = {}
-        self._copies = self._whole_shards() if direct else None
+        # In one process: copies between devices (the plan's moves and gathers save links between hosts).
+        here = all(self._devices[d].process_index == jax.process_index() for d in self.src_devices + self.dst_devices)
+        self._copies = plan_copies({d: self._src_tiles[d] for d in self.src_devices},
+                                   {d: self._dst_tiles[d] for d in self.dst_devices}) if direct and here else None
 
     @property
     def direct(self) -> bool:
-        """Whether a call copies whole shards from device to device rather than running the programs."""
+        """Whether a call copies blocks between devices rather than running the programs."""
         return self._copies is not None
+
+    @property
+    def local_work(self) -> tuple[int, int, int]:
+        """For a direct transfer, ``device_copies.copy_work``: (copies, programs on one device,
+        bytes written); zeros for one that runs the programs."""
+        return copy_work(self._copies, self._dst_tiles, self.dtype.itemsize) if self._copies else (0, 0, 0)
 
     @property
     def num_rounds(self) -> int:
@@ -272,24 +275,6 @@ class CrossMeshTransfer:
 
     def _work(self, tile: Tile) -> Tile:
         return tile if self.shape else ((0, 1),)
-
-    def _whole_shards(self) -> list[tuple[int, int]] | None:
-        """Per destination device, a source device whose whole shard is its whole shard (the
-        holders of a tile taken in turn), when every destination shard has one and this process
-        holds every device; else None. (The plan's moves and gathers save links between hosts;
-        inside one process a copy of a whole shard is the least work.)"""
-        if any(self._devices[d].process_index != jax.process_index() for d in self.src_devices + self.dst_devices):
-            return None
-        holders: dict[Tile, list[int]] = defaultdict(list)
-        for d in self.src_devices:
-            holders[self._src_tiles[d]].append(d)
-        copies = []
-        for k, d in enumerate(self.dst_devices):
-            sources = holders.get(self._dst_tiles[d])
-            if not sources:
-                return None
-            copies.append((sources[k % len(sources)], d))
-        return copies
 
     def _check_plan(self) -> dict[tuple[int, int], int]:
         """Checks that the plan fits the shards (a move that cut outside its block would
@@ -324,9 +309,9 @@ class CrossMeshTransfer:
             slot, direct, to_slot = np.zeros((n, rank + 1), np.int32), np.zeros(n, bool), np.zeros(n, bool)
             for m in moves:
                 tile, t = self._work(m.tile), where[m.dst_device]
-                src_off[where[m.src_device]] = _offset(tile, self._src_tiles[m.src_device])
+                src_off[where[m.src_device]] = tile_offset(tile, self._src_tiles[m.src_device])
                 if m.gather is None:
-                    dst_off[t], direct[t] = _offset(tile, self._dst_tiles[m.dst_device]), True
+                    dst_off[t], direct[t] = tile_offset(tile, self._dst_tiles[m.dst_device]), True
                 else:
                     slot[t, 0], to_slot[t] = self._slots[(m.dst_device, m.gather)], True
             perm = [(where[m.src_device], where[m.dst_device]) for m in moves]
@@ -373,7 +358,7 @@ class CrossMeshTransfer:
                 gather = self.plan.gathers[g]
                 for d in gather.devices:
                     slot[where[d], 0], active[where[d]] = self._slots[(d, g)], True
-                    offset[where[d]] = _offset(gather.tile, self._dst_tiles[d])
+                    offset[where[d]] = tile_offset(gather.tile, self._dst_tiles[d])
             first = self.plan.gathers[gathers[0]]
             steps.append((first.dim, (1,) + piece_shape(first), slot, offset, active))
         size = len(stage.rows[0])
@@ -416,9 +401,8 @@ class CrossMeshTransfer:
     def __call__(self, array: jax.Array) -> jax.Array:
         self._check_input(array)
         if self._copies is not None:
-            shards = _by_device(array)
-            return jax.make_array_from_single_device_arrays(
-                self.shape, self.dst_sharding, [jax.device_put(shards[s], self._devices[d]) for s, d in self._copies])
+            blocks = run_copies(self._copies, _by_device(array), self._devices, self._dst_tiles)
+            return jax.make_array_from_single_device_arrays(self.shape, self.dst_sharding, blocks, dtype=self.dtype)
         self.compile()
         (permute, union, sharding), *gathers = self._programs
         shards = _by_device(array)
@@ -451,10 +435,6 @@ def _tile(slices: Sequence[slice]) -> Tile:
 
 def _inside(tile: Tile, outer: Tile) -> bool:
     return all(o0 <= t0 <= t1 <= o1 for (t0, t1), (o0, o1) in zip(tile, outer))
-
-
-def _offset(tile: Tile, outer: Tile) -> list[int]:
-    return [t0 - o0 for (t0, _), (o0, _) in zip(tile, outer)]
 
 
 def _by_device(array: jax.Array) -> dict[int, jax.Array]:

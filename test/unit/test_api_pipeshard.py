@@ -33,6 +33,7 @@ from alpa_mlir.pipeshard import (
 )
 from alpa_mlir.plans.device_profile import DeviceProfile
 from alpa_mlir.runtime.step_model import predicted_step
+from alpa_mlir.runtime.transfer import CrossMeshTransfer
 
 TOLERANCE = {"rtol": 2e-5, "atol": 2e-5}
 
@@ -73,25 +74,20 @@ def test_mlp_manual_stages_match_jit(schedule):
 def test_equal_stages_on_meshes_of_one_size_compile_once():
     # The middle stages are the same layer on two devices each: stage 2's forward and
     # backward are stage 1's executables loaded onto its devices (lowering/spmd.py's
-    # SharedCompiles), and compute what jax.jit does. Of the transfers, those between equal
-    # shardings are copies shard to shard, with no program; the others (columns to the
-    # replicated values the next stage reads, and back) come in pairs of one structure on
-    # other devices, whose second is loaded too. The plan uses the constant costs, the same on
-    # every machine.
+    # SharedCompiles), and compute what jax.jit does. In one process the transfers copy
+    # between devices and compile no program.
     model = build(MLPConfig(sizes=(32,) * 5, boundaries=True))
     params, batch = model.init(jax.random.key(0), 16)
     method = PipeshardParallel(num_micro_batches=2, layer_option=ManualLayerOption(),
-                               stage_option=ManualStageOption((1, 1, 1, 1), ((1, 2),) * 4),
-                               device_profile="")
+                               stage_option=ManualStageOption((1, 1, 1, 1), ((1, 2),) * 4))
     pipelined = run_both(model.train_step, method, (params, batch))
     executable = pipelined.get_executable(params, batch)
-    transfers = [executable.transfers[k] for k in sorted(executable.transfers)]
-    assert [t.direct for t in transfers] == [False, False, True, True, False, False]
-    assert executable.shared.loaded == 2 + (1 + len(transfers[1].stages)) + (1 + len(transfers[5].stages))
+    assert len(executable.transfers) == 6 and all(t.direct for t in executable.transfers.values())
+    assert executable.shared.loaded == 2
     assert {d.id for d in executable.executables["stage2_forward"].compiled.devices} == {4, 5}
 
 
-def test_the_predicted_step_prices_every_instruction_of_the_order(tmp_path):
+def test_the_predicted_step_prices_every_instruction_of_the_order(tmp_path, monkeypatch):
     # runtime/step_model.py on the runtime's real order, with profiles that price one
     # thing each. The plan is made with a saved profile of round numbers: the intra-op
     # plans (and so which transfers copy) must not depend on the machine that runs the test.
@@ -111,21 +107,26 @@ def test_the_predicted_step_prices_every_instruction_of_the_order(tmp_path):
     runs = 4 * sum(s.latency for s in plan.stages)  # B forwards and backwards per stage
     # The meshes at once, but on the host's cores, which one program already keeps busy: prices add up.
     assert predicted_step(executable, plan, free) == pytest.approx(runs, rel=1e-12)
-    # A launch of one second: one per apply part, accumulation and transfer program (a
-    # transfer that copies whole shards between devices: one in all).
+    # A launch of one second: one per apply part and accumulation, one per block a transfer
+    # cuts or assembles on one device (in one process every transfer copies between devices),
+    # and one per copy, which a profile that measured none prices as a launch.
     sends = [executable.transfers[i.transfer] for _, i in executable.order
              if isinstance(i, Send) and not isinstance(i.transfer, Move)]
-    copies = sum(t.direct for t in sends)
-    transfer_programs = sum(1 + len(t.stages) for t in sends if not t.direct)
-    assert copies >= 4 * 2 and transfer_programs >= 4 * 2  # some shardings change between meshes
-    launches = sum(1 for _, i in executable.order if isinstance(i, Apply | Accumulate)) + copies + transfer_programs
+    assert sends and all(t.direct for t in sends)
+    copies, cut_or_assembled = (sum(t.local_work[k] for t in sends) for k in (0, 1))
+    assert copies >= 4 * 2 * 2 and cut_or_assembled >= 4 * 2  # some shardings change between meshes
+    launches = sum(1 for _, i in executable.order if isinstance(i, Apply | Accumulate)) + cut_or_assembled + copies
     slow_launch = dataclasses.replace(free, launch={1: 1.0})
     assert predicted_step(executable, plan, slow_launch) == pytest.approx(runs + launches, rel=1e-12)
-    # A transfer's program of one second where the profile measured those, and a copy of ten:
-    # only the transfers take them.
-    slow_transfers = dataclasses.replace(free, transfer_launch={1: 1.0}, transfer_copy={1: 10.0})
-    assert predicted_step(executable, plan, slow_transfers) == \
-        pytest.approx(runs + transfer_programs + 10 * copies, rel=1e-12)
+    # Ten seconds a copy (a transfer over 2 devices measured, which copies once): only the copies take them.
+    slow_copies = dataclasses.replace(free, transfer_copy={2: 10.0})
+    assert predicted_step(executable, plan, slow_copies) == pytest.approx(runs + 10 * copies, rel=1e-12)
+    # Across processes the transfers run the plan's programs: a second for each.
+    monkeypatch.setattr(CrossMeshTransfer, "direct", property(lambda self: False))
+    slow_programs = dataclasses.replace(free, transfer_launch={1: 1.0})
+    programs = sum(1 + len(t.stages) for t in sends)
+    assert predicted_step(executable, plan, slow_programs) == pytest.approx(runs + programs, rel=1e-12)
+    monkeypatch.undo()
     # A second per array a program call takes or gives: a stage part's and an apply part's
     # arguments and results; the B accumulations of each value read it B times, their sums
     # B - 1 times, and write the sums B times.

@@ -137,7 +137,7 @@ def test_a_profile_from_before_the_sync_times_reads_and_is_completed_once(tmp_pa
     # Nothing added where not measured; a transfer's programs and copies launch as empty programs.
     assert old.collective_sync == old.call_buffers == old.transfer_launch == old.transfer_copy == {}
     assert (old.sync_seconds(4), old.buffer_seconds(4)) == (0.0, 0.0)
-    assert old.transfer_launch_seconds(4) == old.transfer_copy_seconds(4) == 3e-4
+    assert old.transfer_launch_seconds(4) == old.copy_seconds(4) == 3e-4
     calls = []
     monkeypatch.setattr(measuring, "measure_sync", lambda: calls.append("sync") or {2: 1e-4, 8: 3e-4})
     monkeypatch.setattr(measuring, "measure_call_buffers", lambda: calls.append("buffers") or {1: 1e-6, 4: 5e-6})
@@ -150,7 +150,9 @@ def test_a_profile_from_before_the_sync_times_reads_and_is_completed_once(tmp_pa
     assert measuring.cached_profile(path) == completed and calls == ["sync", "buffers", "transfers", "copies"]
     assert (completed.sync_seconds(1), completed.sync_seconds(4), completed.sync_seconds(16)) == (0.0, 1e-4, 3e-4)
     assert (completed.buffer_seconds(2), completed.buffer_seconds(8), completed.transfer_launch_seconds(8),
-            completed.transfer_copy_seconds(8)) == (1e-6, 5e-6, 2e-4, 5e-5)
+            completed.copy_seconds(8)) == (1e-6, 5e-6, 2e-4, 5e-5)  # one copy: 2 devices' transfer
+    four = dataclasses.replace(completed, transfer_copy={2: 5e-5, 4: 8e-5})
+    assert (four.copy_seconds(3), four.copy_seconds(8)) == (5e-5, 4e-5)  # 4 devices' transfer: 2 copies
 
 
 def test_the_collectives_of_a_stage_wait_what_the_profile_measured_beyond_alpha() -> None:

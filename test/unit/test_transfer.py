@@ -15,6 +15,7 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.spmd import SharedCompiles
 from alpa_mlir.plans.reshard_plan import LocalGather, ReshardPlan, TileMove, plan_reshard
+from alpa_mlir.runtime.device_copies import LocalBlock, Piece, copy_work, plan_copies
 from alpa_mlir.runtime.transfer import CrossMeshTransfer, gather_stages, permute_rounds
 
 RNG = np.random.default_rng(0)
@@ -56,10 +57,11 @@ CASES = [
 @pytest.mark.parametrize("local_all_gather", [True, False], ids=["local_all_gather", "send_recv"])
 @pytest.mark.parametrize("src_mesh,src_spec,dst_mesh,dst_spec,shape,dtype", CASES)
 def test_transfer_matches_source(src_mesh, src_spec, dst_mesh, dst_spec, shape, dtype, local_all_gather):
+    # The plan's programs (direct=False; what runs across processes).
     x = (RNG.standard_normal(shape) * 100).astype(dtype)
     src = place(x, src_spec, src_mesh)
     plan = plan_reshard(shape, src_spec, src_mesh, dst_spec, dst_mesh, local_all_gather)
-    transfer = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, dtype)
+    transfer = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, dtype, direct=False)
     check_result(transfer(src), x, dst_spec, dst_mesh)
     assert not src.is_deleted()  # the source keeps its value; a second call reuses the programs
     check_result(transfer(src), x, dst_spec, dst_mesh)
@@ -73,7 +75,7 @@ def test_megatron_local_all_gather_moves_fewer_bytes():
     moved = {}
     for local_all_gather in (False, True):
         plan = plan_reshard(x.shape, S1, src_mesh, R, dst_mesh, local_all_gather)
-        transfer = CrossMeshTransfer(plan, src_mesh, S1, dst_mesh, R, x.dtype)
+        transfer = CrossMeshTransfer(plan, src_mesh, S1, dst_mesh, R, x.dtype, direct=False)
         check_result(transfer(src), x, R, dst_mesh)
         moved[local_all_gather] = transfer.bytes_moved
         assert transfer.num_rounds == 4  # every source device sends 4 tiles: 4 rounds
@@ -91,27 +93,41 @@ def test_scalar(direct):
     check_result(transfer(place(np.asarray(x), rank0, src_mesh)), np.asarray(x), rank0, dst_mesh)
 
 
-@pytest.mark.parametrize("src_mesh,src_spec,dst_mesh,dst_spec,direct", [
-    (mesh((1, 2), 0), S0_ON_1, mesh((1, 2), 2), S0_ON_1, True),  # a pipeline's activations: shard to shard
-    (mesh((2, 2), 0), R, mesh((1, 4), 4), R, True),  # replicated: any source's copy, whatever the plan's gathers
-    (mesh((2, 2), 0), S0_ON_1, mesh((1, 2), 4), S0_ON_1, True),  # each row block held twice: the holders in turn
-    (mesh((1, 2), 0), S0_ON_1, mesh((1, 2), 2), S1, False),  # no source shard is a destination shard
-    (mesh((1, 4), 0), S1, mesh((1, 2), 4), S1, False),  # halves from quarters
+@pytest.mark.parametrize("src_mesh,src_spec,dst_mesh,dst_spec,shape,dtype", CASES + [
+    pytest.param(mesh((1, 2), 0), S0_ON_1, mesh((1, 2), 2), S0_ON_1, (4, 8), np.float32, id="activations"),
+    pytest.param(mesh((2, 2), 0), R, mesh((1, 4), 4), R, (4, 8), np.float32, id="replicated"),
+    pytest.param(mesh((1, 2), 0), S0_ON_1, mesh((1, 2), 2), S1, (4, 8), np.float32, id="rows-to-columns"),
+    pytest.param(mesh((1, 4), 0), S1, mesh((1, 2), 4), S1, (4, 8), np.float32, id="halves-from-quarters"),
+    pytest.param(mesh((1, 2), 0), S1, mesh((2, 2), 2), S0, (4, 8), np.float32, id="columns-to-rows-held-twice"),
 ])
-def test_whole_shards_are_copied_from_device_to_device(src_mesh, src_spec, dst_mesh, dst_spec, direct):
-    # In one process a destination shard that some source device holds whole is copied from
-    # it (jax.device_put), with no program; the plan's programs give the same array.
-    x = RNG.standard_normal((4, 8)).astype(np.float32)
-    plan = plan_reshard(x.shape, src_spec, src_mesh, dst_spec, dst_mesh)
-    copies = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, np.float32)
-    programs = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, np.float32, direct=False)
-    assert (copies.direct, programs.direct) == (direct, False)
+def test_in_one_process_blocks_are_copied_between_devices(src_mesh, src_spec, dst_mesh, dst_spec, shape, dtype):
+    # runtime/device_copies.py: no program; the same array as the plan's programs.
+    x = np.asarray(RNG.standard_normal(shape) * 100).astype(dtype)
+    plan = plan_reshard(shape, src_spec, src_mesh, dst_spec, dst_mesh)
+    copies = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, dtype)
+    assert copies.direct and not CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, dtype,
+                                                   direct=False).direct
     src = place(x, src_spec, src_mesh)
-    for transfer in (copies, programs):
-        check_result(transfer(src), x, dst_spec, dst_mesh)
-    if direct:  # the holders of a tile take turns: every source device of a replicated value sends
-        senders = [s for s, _ in copies._copies]
-        assert len(set(senders)) == min(len(src_mesh.device_ids), len(dst_mesh.device_ids))
+    check_result(copies(src), x, dst_spec, dst_mesh)
+    check_result(copies(src), x, dst_spec, dst_mesh)  # again, with its cut and assemble programs compiled
+    assert not src.is_deleted() and copies._programs is None
+
+
+def test_copies_take_whole_shards_in_turn_and_assemble_a_block_once():
+    # Rows on a (1, 2) mesh to a replicated (1, 2) mesh: the first destination device
+    # assembles the array from both halves, the second copies it from there.
+    blocks = plan_copies({0: ((0, 2), (0, 8)), 1: ((2, 4), (0, 8))}, {2: ((0, 4), (0, 8)), 3: ((0, 4), (0, 8))})
+    assert blocks == (LocalBlock(2, None, (Piece(0, None, (2, 8), (0, 0)), Piece(1, None, (2, 8), (2, 0)))),
+                      LocalBlock(3, 2))
+    assert copy_work(blocks, {2: ((0, 4), (0, 8)), 3: ((0, 4), (0, 8))}, 4) == (3, 1, 3 * 4 * 8 * 4)
+    # A replicated value held by four devices, wanted by two: two senders, one copy each.
+    whole = ((0, 4), (0, 8))
+    assert plan_copies(dict.fromkeys(range(4), whole), dict.fromkeys((4, 5), whole)) == \
+        (LocalBlock(4, 0), LocalBlock(5, 1))
+    # Columns 0:4 wanted from rows held whole-width: each row half cut on its device.
+    blocks = plan_copies({0: ((0, 2), (0, 8)), 1: ((2, 4), (0, 8))}, {2: ((0, 4), (0, 4))})
+    assert blocks == (LocalBlock(2, None, (Piece(0, (0, 0), (2, 4), (0, 0)), Piece(1, (0, 0), (2, 4), (2, 0)))),)
+    assert copy_work(blocks, {2: ((0, 4), (0, 4))}, 4) == (2, 3, 2 * 4 * 4 * 4)
 
 
 def test_transfers_of_one_structure_compile_once():
@@ -122,8 +138,8 @@ def test_transfers_of_one_structure_compile_once():
     for first in (0, 4):  # (1, 2) -> (1, 2) on devices 0-3, then on 4-7
         src_mesh, dst_mesh = mesh((1, 2), first), mesh((1, 2), first + 2)
         plan = plan_reshard(x.shape, S1, src_mesh, R, dst_mesh)
-        transfer = CrossMeshTransfer(plan, src_mesh, S1, dst_mesh, R, np.float32)
-        assert not transfer.direct and transfer.stages  # a permute and a gather program
+        transfer = CrossMeshTransfer(plan, src_mesh, S1, dst_mesh, R, np.float32, direct=False)
+        assert transfer.stages  # a permute and a gather program
         transfer.compile(shared)
         check_result(transfer(place(x, S1, src_mesh)), x, R, dst_mesh)
     assert shared.loaded == 2
@@ -141,7 +157,7 @@ def test_hand_plan_tiles_of_several_shapes_and_two_gathers_per_device():
         TileMove(5, 1, 5, ((2, 4), (0, 6)))),
         gathers=(LocalGather((5,), 1, ((0, 2), (3, 6))), LocalGather((5,), 1, ((0, 2), (0, 3)))),
         dst_tiles={4: ((0, 4), (0, 6)), 5: ((0, 4), (0, 6))})
-    transfer = CrossMeshTransfer(plan, src_mesh, rows_on_1, dst_mesh, R, np.float32)
+    transfer = CrossMeshTransfer(plan, src_mesh, rows_on_1, dst_mesh, R, np.float32, direct=False)
     # (2,2), (2,4): one round each; (2,3): two moves 0 -> 5; (2,6): device 1 sends two.
     assert transfer.num_rounds == 6
     assert transfer.bytes_moved == 4 * (24 + 12 + 12)
