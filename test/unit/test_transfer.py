@@ -101,7 +101,7 @@ def test_scalar(direct):
     pytest.param(mesh((1, 2), 0), S1, mesh((2, 2), 2), S0, (4, 8), np.float32, id="columns-to-rows-held-twice"),
 ])
 def test_in_one_process_blocks_are_copied_between_devices(src_mesh, src_spec, dst_mesh, dst_spec, shape, dtype):
-    # runtime/device_copies.py: no program; the same array as the plan's programs.
+    # runtime/device_copies.py: no collective program; the same array as the plan's programs.
     x = np.asarray(RNG.standard_normal(shape) * 100).astype(dtype)
     plan = plan_reshard(shape, src_spec, src_mesh, dst_spec, dst_mesh)
     copies = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, dtype)
