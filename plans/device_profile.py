@@ -29,10 +29,11 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   have ``n`` devices together (a collective permute, or a local all-gather), through the
   runtime's ``CrossMeshTransfer`` on a tiny array: here 2-4x an empty program's launch.
   Files written before it price those programs at ``launch``;
-- ``transfer_copy[n]``: seconds of a cross-mesh transfer over ``n`` devices that copies
-  its ``n/2`` whole blocks from device to device instead (one process holding both
-  meshes), on a tiny array; a copy of a transfer costs ``2/n`` of it. Files written before
-  it price a copy at ``transfer_launch``;
+- ``device_copy[n]``: seconds of one device-to-device copy of a cross-mesh transfer whose
+  two meshes have ``n`` devices together, as one process runs them (``runtime/device_copies.py``),
+  on a tiny array fresh from a program, as a step's values are (the host's work of a copy
+  right after a program took 1.4x that of copying the same value again, in a GPT step). Files
+  written before it price a copy at ``transfer_launch``;
 - ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
   ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
   once), each timed in a program of such dots the first time a search prices it (Alpa's
@@ -115,7 +116,7 @@ class DeviceProfile(VersionedFile):
     collective_sync: dict[int, float] = field(default_factory=dict)  # devices -> seconds per collective
     call_buffers: dict[int, float] = field(default_factory=dict)  # devices -> seconds per array of a call
     transfer_launch: dict[int, float] = field(default_factory=dict)  # devices of both meshes -> seconds
-    transfer_copy: dict[int, float] = field(default_factory=dict)  # devices of both meshes -> seconds
+    device_copy: dict[int, float] = field(default_factory=dict)  # devices of both meshes -> seconds per copy
 
     VERSION: ClassVar[int] = 1
     WHAT: ClassVar[str] = "a device profile"
@@ -174,12 +175,8 @@ class DeviceProfile(VersionedFile):
 
     def copy_seconds(self, n: int) -> float:
         """Seconds of one device-to-device copy of a cross-mesh transfer over ``n`` devices of
-        both meshes, its bytes aside: ``transfer_copy`` measured at ``m`` devices over its
-        ``m/2`` copies (a transfer program's launch where not measured)."""
-        if not self.transfer_copy:
-            return self.transfer_launch_seconds(n)
-        m = _nearest_size(self.transfer_copy, n)
-        return self.transfer_copy[m] / max(m // 2, 1)
+        both meshes, its bytes aside (a transfer program's launch where not measured)."""
+        return _nearest(self.device_copy, n) if self.device_copy else self.transfer_launch_seconds(n)
 
     def intra_host_link(self) -> tuple[float, float]:
         """(alpha seconds, beta seconds per byte) of a collective inside one host: the fit of
@@ -208,7 +205,7 @@ class DeviceProfile(VersionedFile):
                 collective_sync=_by_size(data.get("collective_sync", {})),
                 call_buffers=_by_size(data.get("call_buffers", {})),
                 transfer_launch=_by_size(data.get("transfer_launch", {})),
-                transfer_copy=_by_size(data.get("transfer_copy", {})))
+                device_copy=_by_size(data.get("device_copy", {})))
         except (KeyError, TypeError, ValueError, AttributeError) as error:
             raise DeviceProfileError(f"{where}: malformed device profile ({type(error).__name__}: {error})") from None
         positive = [*profile.memory_bandwidth.values(), *profile.launch.values(), *profile.dots.values(),
@@ -219,7 +216,7 @@ class DeviceProfile(VersionedFile):
                 not all(np.isfinite(v) and v > 0 for v in positive) or \
                 any(kind not in _VOLUME or n < 2 for kind, n, _, _ in profile.collectives) or \
                 not all(np.isfinite(v) and v >= 0 for table in (profile.collective_sync, profile.call_buffers,
-                                                                profile.transfer_launch, profile.transfer_copy)
+                                                                profile.transfer_launch, profile.device_copy)
                         for v in table.values()):
             raise DeviceProfileError(f"{where}: a device profile needs float32 matmul FLOP/s, memory bandwidth and "
                                      f"launch times, all positive, collectives of known kinds on 2+ devices, and "
@@ -232,11 +229,6 @@ def _by_size(table: dict) -> dict[int, float]:
 
 
 def _nearest(table: dict[int, float], n: int) -> float:
-    """The value measured at :func:`_nearest_size`."""
-    return table[_nearest_size(table, n)]
-
-
-def _nearest_size(table: dict[int, float], n: int) -> int:
-    """The largest measured size <= n (the smallest where n is below all)."""
+    """The value measured at the largest size <= n (the smallest size where n is below all)."""
     sizes = sorted(table)
-    return sizes[max(bisect.bisect_right(sizes, n) - 1, 0)]
+    return table[sizes[max(bisect.bisect_right(sizes, n) - 1, 0)]]

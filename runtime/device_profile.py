@@ -57,6 +57,7 @@ DOT_CHAIN = 4  # more dots in the longer of a dot's two programs
 SYNC_CHAIN = 12  # collectives between matmuls in the collective_sync program
 CALL_BUFFERS = 32  # arguments and results of the program that call_buffers times
 CALL_REPEATS = 15  # timed calls of each program for call_buffers and transfer_launch (each well under 1 ms)
+BUSY = (40, 128)  # matmuls and their side of the program that gives device_copy's value (about 1 ms here)
 
 
 @functools.cache
@@ -161,7 +162,7 @@ def _dots(numbers, result_dtype, operands: tuple[tuple[jax.Array, jax.Array], ..
 def cached_profile(path: Path) -> DeviceProfile:
     """The profile saved at ``path``; where there is none (or it does not read), the local
     devices measured and saved there; one saved before ``collective_sync``, ``call_buffers``,
-    ``transfer_launch`` or ``transfer_copy`` existed gets what it lacks measured and saved."""
+    ``transfer_launch`` or ``device_copy`` existed gets what it lacks measured and saved."""
     profile = None
     if path.exists():
         try:
@@ -177,7 +178,7 @@ def cached_profile(path: Path) -> DeviceProfile:
         lacking = {name: measure for name, measure in (("collective_sync", measure_sync),
                                                        ("call_buffers", measure_call_buffers),
                                                        ("transfer_launch", measure_transfer_launch),
-                                                       ("transfer_copy", measure_transfer_copy))
+                                                       ("device_copy", measure_device_copy))
                    if not getattr(profile, name) and (profile.devices > 1 or name == "call_buffers")}
         if not lacking:
             return profile
@@ -233,7 +234,7 @@ def measure_profile(devices: list | None = None) -> DeviceProfile:
                          matmul_flops=matmul, memory_bandwidth=bandwidth, launch=launch,
                          collectives=tuple(collectives), collective_sync=measure_sync(devices),
                          call_buffers=measure_call_buffers(devices), transfer_launch=measure_transfer_launch(devices),
-                         transfer_copy=measure_transfer_copy(devices))
+                         device_copy=measure_device_copy(devices))
 
 
 def measure_sync(devices: list | None = None) -> dict[int, float]:
@@ -274,9 +275,10 @@ def measure_transfer_launch(devices: list | None = None) -> dict[int, float]:
     return _tiny_transfers(devices, direct=False)
 
 
-def measure_transfer_copy(devices: list | None = None) -> dict[int, float]:
-    """``transfer_copy`` of ``devices`` (the local ones): the transfer of
-    :func:`measure_transfer_launch`, each block copied to its device."""
+def measure_device_copy(devices: list | None = None) -> dict[int, float]:
+    """``device_copy`` of ``devices`` (the local ones): the transfer of
+    :func:`measure_transfer_launch` as one process runs it, each block copied to its device,
+    per copy, on a value fresh from a program each time."""
     return _tiny_transfers(devices, direct=True)
 
 
@@ -291,14 +293,28 @@ def _tiny_transfers(devices: list | None, direct: bool) -> dict[int, float]:
         transfer = CrossMeshTransfer(plan_reshard((2 * half,), spec, src, spec, dst), src, spec, dst, spec,
                                      np.float32, jax.devices(), direct=direct)
         value = jax.device_put(np.zeros(2 * half, np.float32), transfer.src_sharding)
-        calls = 1 if direct else 1 + len(transfer.stages)
-        seconds[n] = _seconds(transfer, value, repeats=CALL_REPEATS) / calls
+        if direct:
+            weights = jax.device_put(np.eye(BUSY[1], dtype=np.float32), NamedSharding(transfer.src_sharding.mesh, P()))
+            produce = functools.partial(jax.jit(_busy, out_shardings=transfer.src_sharding), value, weights)
+            seconds[n] = _seconds_after(transfer, produce, CALL_REPEATS) / half
+        else:
+            seconds[n] = _seconds(transfer, value, repeats=CALL_REPEATS) / (1 + len(transfer.stages))
     return seconds
 
 
 def _device_counts(devices: int) -> list[int]:
     """The device counts a profile measures: every power of two up to ``devices``, and ``devices``."""
     return sorted({1 << k for k in range(devices.bit_length()) if 1 << k <= devices} | {devices})
+
+
+def _busy(x: jax.Array, w: jax.Array) -> jax.Array:
+    """``x + 1``, after matmuls that keep every device of its mesh busy for a while, as a stage does
+    (XLA:CPU's threads go on running after a program: a copy right after one took 1.8x as long
+    as one after nothing, here)."""
+    y = w
+    for _ in range(BUSY[0]):
+        y = jnp.tanh(y @ w)
+    return x + 1 + 1e-30 * y[0, 0]
 
 
 def _sync_chain(reduce: bool, x: jax.Array, w: jax.Array) -> jax.Array:
@@ -341,6 +357,19 @@ def _matmul_chain(length: int, x: jax.Array, w: jax.Array) -> jax.Array:
 def _placed(mesh: Mesh, shape: tuple[int, ...], dtype: str, value: float = 1.0) -> jax.Array:
     """A ``shape`` array of ``value`` split over the devices on its first dimension."""
     return jax.device_put(jnp.full(shape, value, dtype), NamedSharding(mesh, P("d")))
+
+
+def _seconds_after(function: Callable, make_input: Callable[[], jax.Array], repeats: int) -> float:
+    """Median seconds of a call on an input ``make_input`` made (untimed) just before it, after
+    one warm-up call: what a step's instruction pays right after the program that gave its value."""
+    jax.block_until_ready(function(make_input()))
+    times = []
+    for _ in range(repeats):
+        value = jax.block_until_ready(make_input())
+        start = time.perf_counter()
+        jax.block_until_ready(function(value))
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def _seconds(function: Callable, *args: jax.Array, repeats: int = REPEATS) -> float:

@@ -118,8 +118,8 @@ def test_the_predicted_step_prices_every_instruction_of_the_order(tmp_path, monk
     launches = sum(1 for _, i in executable.order if isinstance(i, Apply | Accumulate)) + cut_or_assembled + copies
     slow_launch = dataclasses.replace(free, launch={1: 1.0})
     assert predicted_step(executable, plan, slow_launch) == pytest.approx(runs + launches, rel=1e-12)
-    # Ten seconds a copy (a transfer over 2 devices measured, which copies once): only the copies take them.
-    slow_copies = dataclasses.replace(free, transfer_copy={2: 10.0})
+    # Ten seconds a copy: only the copies take them.
+    slow_copies = dataclasses.replace(free, device_copy={1: 10.0})
     assert predicted_step(executable, plan, slow_copies) == pytest.approx(runs + 10 * copies, rel=1e-12)
     # Across processes the transfers run the plan's programs: a second for each.
     monkeypatch.setattr(CrossMeshTransfer, "direct", property(lambda self: False))

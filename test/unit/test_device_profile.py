@@ -90,7 +90,7 @@ def test_a_profile_reads_back_what_it_saved(tmp_path) -> None:
     (lambda d: d["collective_sync"].update({"4": -1.0}), "collective sync, call buffer and transfer times"),
     (lambda d: d["call_buffers"].update({"1": -1.0}), "call buffer and transfer times of at least 0"),
     (lambda d: d["transfer_launch"].update({"4": float("inf")}), "transfer times of at least 0"),
-    (lambda d: d["transfer_copy"].update({"4": -1e-4}), "transfer times of at least 0"),
+    (lambda d: d["device_copy"].update({"4": -1e-4}), "transfer times of at least 0"),
 ])
 def test_a_bad_profile_file_says_what_is_wrong(tmp_path, change, match) -> None:
     data = json.loads(PROFILE.to_json())
@@ -120,8 +120,8 @@ def test_the_local_profile_is_measured_once_and_then_read_from_the_cache(tmp_pat
     assert sorted({(kind, n) for kind, n, _, _ in first.collectives}) == \
         sorted((kind, 2) for kind in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"))
     assert set(first.collective_sync) == {2} and first.collective_sync[2] >= 0
-    assert set(first.call_buffers) == {1, 2} and set(first.transfer_launch) == set(first.transfer_copy) == {2}
-    assert first.transfer_launch[2] > 0 and first.transfer_copy[2] > 0
+    assert set(first.call_buffers) == {1, 2} and set(first.transfer_launch) == set(first.device_copy) == {2}
+    assert first.transfer_launch[2] > 0 and first.device_copy[2] > 0
     assert measuring.cached_profile(path) == first and calls == [1]  # read back, not measured again
     path.write_text("{")  # a damaged cache is measured again, not an error
     assert measuring.cached_profile(path).devices == 2 and calls == [1, 1]
@@ -129,30 +129,28 @@ def test_the_local_profile_is_measured_once_and_then_read_from_the_cache(tmp_pat
 
 def test_a_profile_from_before_the_sync_times_reads_and_is_completed_once(tmp_path, monkeypatch) -> None:
     data = json.loads(dataclasses.replace(PROFILE, devices=8).to_json())
-    for name in ("collective_sync", "call_buffers", "transfer_launch", "transfer_copy"):
+    for name in ("collective_sync", "call_buffers", "transfer_launch", "device_copy"):
         del data[name]
     path = tmp_path / "profile.json"
     path.write_text(json.dumps(data))
     old = DeviceProfile.load(path)
     # Nothing added where not measured; a transfer's programs and copies launch as empty programs.
-    assert old.collective_sync == old.call_buffers == old.transfer_launch == old.transfer_copy == {}
+    assert old.collective_sync == old.call_buffers == old.transfer_launch == old.device_copy == {}
     assert (old.sync_seconds(4), old.buffer_seconds(4)) == (0.0, 0.0)
     assert old.transfer_launch_seconds(4) == old.copy_seconds(4) == 3e-4
     calls = []
     monkeypatch.setattr(measuring, "measure_sync", lambda: calls.append("sync") or {2: 1e-4, 8: 3e-4})
     monkeypatch.setattr(measuring, "measure_call_buffers", lambda: calls.append("buffers") or {1: 1e-6, 4: 5e-6})
     monkeypatch.setattr(measuring, "measure_transfer_launch", lambda: calls.append("transfers") or {2: 2e-4})
-    monkeypatch.setattr(measuring, "measure_transfer_copy", lambda: calls.append("copies") or {2: 5e-5})
+    monkeypatch.setattr(measuring, "measure_device_copy", lambda: calls.append("copies") or {2: 5e-5})
     completed = measuring.cached_profile(path)
     assert completed == dataclasses.replace(old, collective_sync={2: 1e-4, 8: 3e-4}, call_buffers={1: 1e-6, 4: 5e-6},
-                                            transfer_launch={2: 2e-4}, transfer_copy={2: 5e-5}) == \
+                                            transfer_launch={2: 2e-4}, device_copy={2: 5e-5}) == \
         DeviceProfile.load(path)
     assert measuring.cached_profile(path) == completed and calls == ["sync", "buffers", "transfers", "copies"]
     assert (completed.sync_seconds(1), completed.sync_seconds(4), completed.sync_seconds(16)) == (0.0, 1e-4, 3e-4)
     assert (completed.buffer_seconds(2), completed.buffer_seconds(8), completed.transfer_launch_seconds(8),
-            completed.copy_seconds(8)) == (1e-6, 5e-6, 2e-4, 5e-5)  # one copy: 2 devices' transfer
-    four = dataclasses.replace(completed, transfer_copy={2: 5e-5, 4: 8e-5})
-    assert (four.copy_seconds(3), four.copy_seconds(8)) == (5e-5, 4e-5)  # 4 devices' transfer: 2 copies
+            completed.copy_seconds(8)) == (1e-6, 5e-6, 2e-4, 5e-5)
 
 
 def test_the_collectives_of_a_stage_wait_what_the_profile_measured_beyond_alpha() -> None:
@@ -174,7 +172,7 @@ def test_the_sync_time_of_a_collective_between_computations_is_measured() -> Non
 def test_the_runtime_costs_of_arrays_and_transfer_programs_are_measured() -> None:
     devices = jax.devices()[:4]
     buffers, launch = measuring.measure_call_buffers(devices), measuring.measure_transfer_launch(devices)
-    copy = measuring.measure_transfer_copy(devices)
+    copy = measuring.measure_device_copy(devices)
     assert set(buffers) == {1, 2, 4} and all(0 <= s < 1e-3 for s in buffers.values())
     assert set(launch) == set(copy) == {2, 4} and all(0 < s < 0.05 for s in (*launch.values(), *copy.values()))
 
