@@ -31,9 +31,10 @@ machine by ``runtime.device_profile`` and read back from a JSON file:
   Files written before it price those programs at ``launch``;
 - ``device_copy[n]``: seconds of one device-to-device copy of a cross-mesh transfer whose
   two meshes have ``n`` devices together, as one process runs them (``runtime/device_copies.py``),
-  on a tiny array fresh from a program, as a step's values are (the host's work of a copy
-  right after a program took 1.4x that of copying the same value again, in a GPT step). Files
-  written before it price a copy at ``transfer_launch``;
+  on a tiny array given by a program that kept the source devices busy just before, as a
+  step's copies follow its stages (XLA:CPU's threads go on running after a program: a copy
+  then took 1.8x one after nothing). Files written before it price a copy at
+  ``transfer_launch``;
 - ``dots``: seconds of distinct dots (:class:`Dot`: one device's share of a
   ``dot_general`` with its dimension numbers, ``devices`` of a host computing theirs at
   once), each timed in a program of such dots the first time a search prices it (Alpa's

@@ -278,7 +278,7 @@ def measure_transfer_launch(devices: list | None = None) -> dict[int, float]:
 def measure_device_copy(devices: list | None = None) -> dict[int, float]:
     """``device_copy`` of ``devices`` (the local ones): the transfer of
     :func:`measure_transfer_launch` as one process runs it, each block copied to its device,
-    per copy, on a value fresh from a program each time."""
+    per copy, each time on a value :func:`_busy` just gave."""
     return _tiny_transfers(devices, direct=True)
 
 
