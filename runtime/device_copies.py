@@ -9,7 +9,8 @@ rendezvous of the two meshes' devices: each destination device's block is
   the source tiles it overlaps (one holder of each): a partial tile is cut on its source
   device, every piece is copied, and one small program writes them into the block;
 - or, met again (a destination replicated over devices), copied from the device that
-  assembled it.
+  assembled it;
+- or, empty (an array with a dimension of 0), made on its device.
 
 On XLA:CPU the permute program's rendezvous of every device of both meshes cost 0.3-1 ms
 per transfer; the columns of a (1, 2) mesh gathered onto another (1, 2) mesh took 0.5-0.7
@@ -57,7 +58,8 @@ class Piece:
 @dataclass(frozen=True, slots=True)
 class LocalBlock:
     """Destination ``device``'s block: copied whole from ``source`` (a source device, or a
-    destination device earlier in the order), or else assembled from ``pieces``."""
+    destination device earlier in the order), or else assembled from ``pieces`` (none: an
+    empty block)."""
 
     device: int
     source: int | None
@@ -79,7 +81,9 @@ def plan_copies(src_tiles: Mapping[int, Tile], dst_tiles: Mapping[int, Tile]) ->
     assembled: dict[Tile, int] = {}
     blocks = []
     for device, tile in dst_tiles.items():
-        if tile in holders:
+        if not math.prod(tile_shape(tile)):  # an empty block: made on its device
+            blocks.append(LocalBlock(device, None))
+        elif tile in holders:
             blocks.append(LocalBlock(device, holder(tile)))
         elif tile in assembled:
             blocks.append(LocalBlock(device, assembled[tile]))
@@ -115,6 +119,10 @@ def run_copies(blocks: Sequence[LocalBlock], held: dict[int, jax.Array], devices
         device = devices[block.device]
         if block.source is not None:
             held[block.device] = jax.device_put(held[block.source], device)
+            continue
+        if not block.pieces:  # an empty block
+            dtype = next(iter(held.values())).dtype
+            held[block.device] = jnp.zeros(tile_shape(dst_tiles[block.device]), dtype, device=device)
             continue
         parts = [jax.device_put(held[p.src_device] if p.start is None else _cut(held[p.src_device], p.start, p.shape),
                                 device) for p in block.pieces]

@@ -35,6 +35,7 @@ divide the shape.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -208,7 +209,8 @@ class CrossMeshTransfer:
     shard's shape, its input to the permute program.
 
     Raises:
-      ValueError: the meshes overlap, a sharding does not divide the shape, or the plan
+      ValueError: the meshes overlap, a sharding does not divide the shape, the array is
+        empty and cannot be copied in this process, or the plan
         does not fit the shardings (a move cuts outside its source shard or lands
         outside its destination shard, the destination tiles differ, a gather's pieces
         do not match its moves).
@@ -253,6 +255,9 @@ class CrossMeshTransfer:
         here = all(self._devices[d].process_index == jax.process_index() for d in self.src_devices + self.dst_devices)
         self._copies = plan_copies({d: self._src_tiles[d] for d in self.src_devices},
                                    {d: self._dst_tiles[d] for d in self.dst_devices}) if direct and here else None
+        if self._copies is None and not math.prod(self.shape):
+            raise ValueError(f"{self.dtype}{list(self.shape)} is empty: an empty array crosses meshes only as copies "
+                             "inside one process (direct=True), not by the plan's programs")
 
     @property
     def direct(self) -> bool:

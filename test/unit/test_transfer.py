@@ -113,6 +113,16 @@ def test_in_one_process_blocks_are_copied_between_devices(src_mesh, src_spec, ds
     assert not src.is_deleted() and copies._programs is None
 
 
+def test_an_empty_array_crosses_as_empty_blocks_made_on_their_devices():
+    src_mesh, dst_mesh = mesh((1, 2), 0), mesh((1, 2), 2)
+    plan = plan_reshard((0, 8), S1, src_mesh, R, dst_mesh)
+    copies = CrossMeshTransfer(plan, src_mesh, S1, dst_mesh, R, np.float32)
+    assert copies.local_work == (0, 0, 0)
+    check_result(copies(place(np.zeros((0, 8), np.float32), S1, src_mesh)), np.zeros((0, 8), np.float32), R, dst_mesh)
+    with pytest.raises(ValueError, match=r"float32\[0, 8\] is empty: an empty array crosses meshes only as copies"):
+        CrossMeshTransfer(plan, src_mesh, S1, dst_mesh, R, np.float32, direct=False)
+
+
 def test_copies_take_whole_shards_in_turn_and_assemble_a_block_once():
     # Rows on a (1, 2) mesh to a replicated (1, 2) mesh: the first destination device
     # assembles the array from both halves, the second copies it from there.
