@@ -373,11 +373,5 @@ def _seconds_after(function: Callable, make_input: Callable[[], jax.Array], repe
 
 
 def _seconds(function: Callable, *args: jax.Array, repeats: int = REPEATS) -> float:
-    """Median seconds of a call, after one warm-up call."""
-    jax.block_until_ready(function(*args))
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(function(*args))
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    """Median seconds of a call on ``args``, after one warm-up call."""
+    return _seconds_after(lambda same: function(*same), lambda: args, repeats)

@@ -53,10 +53,8 @@ from ..dialect.sharding import ShardingSpec
 from ..dialect.tile_map import tile_map
 from ..lowering.spmd import SharedCompiles, compile_module
 from ..plans.reshard_plan import LocalGather, ReshardPlan, Tile, TileMove, check_plan, plan_bytes
-from .device_copies import copy_work, plan_copies, run_copies, tile_offset, tile_shape
+from .device_copies import Shape, copy_work, plan_copies, run_copies, tile_offset, tile_shape
 from .mesh_executable import MeshExecutable
-
-Shape = tuple[int, ...]
 
 
 def _edge_colouring(edges: Sequence[tuple[int, int]]) -> list[int]:
