@@ -14,7 +14,8 @@ micro-batches pipelined, gradients accumulated and applied once per step.
 
 Accumulated values (what forward and backward give the apply-gradient part, and the
 step's outputs they produce, such as the loss) are the mean over micro-batches, which
-is the full batch's value when the loss is a mean over examples (the usual case).
+is the full batch's value when the loss is a mean over examples (the usual case); a
+loss summed over examples gives 1/B of the full batch's loss and gradients, as in Alpa.
 
 **Several processes** (one per host, after ``alpa_mlir.runtime.distributed.initialize()``;
 ``python -m alpa_mlir.runtime.launch`` starts them): every process calls the step with
