@@ -71,8 +71,10 @@ class ShardParallel:
       num_micro_batches: gradient accumulation: the step is planned for one micro-batch
         (the batch arguments' leading dimension divided by it) and runs the gradient part
         once per micro-batch, reducing the gradients over the devices once per step
-        (``alpa-accumulate-gradients``). The step must compute its gradients with
-        ``alpa_mlir.grad`` or ``alpa_mlir.value_and_grad``.
+        (``alpa-accumulate-gradients``); the micro-batches' gradients and outputs are
+        averaged, or added up where nothing in the step depends on the batch size (a
+        loss summed over examples; :mod:`alpa_mlir.accumulation`). The step must compute
+        its gradients with ``alpa_mlir.grad`` or ``alpa_mlir.value_and_grad``.
       The other fields are the options of ``alpa-auto-sharding``, documented there.
     """
 

@@ -19,6 +19,7 @@ import jax
 import numpy as np
 from jax._src.lib.mlir import ir
 
+from .accumulation import accumulation
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
 from .lowering.spmd import compile_module, read_signature
@@ -173,6 +174,7 @@ class ParallelizedFunction:
         batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name, self._batch_strict,
                                   self._declared)
         micro_batches = self.method.num_micro_batches
+        full_args = args
         if micro_batches > 1:  # plan for one micro-batch, as Alpa plans its accumulation program
             args = tuple(micro_batch_args(args, static, batch, micro_batches, self._name))
         traced = self._jitted.trace(*args, **kwargs)
@@ -206,7 +208,9 @@ class ParallelizedFunction:
         batch_leaves = self._batch_leaves(signature, static, batch, len(args))
         plan = plan_module(module, self.method, mesh, batch_leaves, self._name, pinned, state=state)
         if micro_batches > 1:
-            accumulate_gradients(module, mesh, micro_batches, batch_leaves, self._name)
+            whole = lower_traced(self._jitted.trace(*full_args, **kwargs))
+            accumulate_gradients(module, mesh, micro_batches, batch_leaves, accumulation(lowered, whole, self._name),
+                                 self._name)
         return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated, weak,
                        host_callbacks(lowered))
 

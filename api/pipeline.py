@@ -20,6 +20,7 @@ from jax._src.lib.mlir import ir
 from .dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, set_value_attrs, string_attr
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
+from .dialect.names import Accumulation
 from .effect_tokens import start_tokens_in_step
 from .methods import ShardParallel
 from .passes import PipelineError, run_pipeline
@@ -113,18 +114,19 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
 
 
 def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches: int, batch_args: tuple[int, ...],
-                         function: str = "the function") -> None:
+                         accumulate: Accumulation = "mean", function: str = "the function") -> None:
     """Turn a module planned for one micro-batch into the accumulation step over ``num_micro_batches``.
 
     Runs ``alpa-export-sdy`` then ``alpa-accumulate-gradients`` on the output of
     :func:`plan_module`; the batch arguments (flat numbers ``batch_args``) grow to the
-    whole batch.
+    whole batch; ``accumulate``: the micro-batches' mean or sum (:mod:`.accumulation`).
 
     Raises:
       AutoShardingError: the step cannot be accumulated; the message says why.
     """
     passes = [ExportSdyPass(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names),
-              AccumulateGradientsPass(num_micro_batches=num_micro_batches, batch_args=batch_args)]
+              AccumulateGradientsPass(num_micro_batches=num_micro_batches, batch_args=batch_args,
+                                      accumulate=accumulate)]
     try:
         run_pipeline(module, passes)
     except ir.MLIRError as error:

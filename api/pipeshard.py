@@ -14,8 +14,9 @@ micro-batches pipelined, gradients accumulated and applied once per step.
 
 Accumulated values (what forward and backward give the apply-gradient part, and the
 step's outputs they produce, such as the loss) are the mean over micro-batches, which
-is the full batch's value when the loss is a mean over examples (the usual case); a
-loss summed over examples gives 1/B of the full batch's loss and gradients, as in Alpa.
+is the full batch's value when the loss is a mean over examples (the usual case), or,
+where nothing in the step depends on the batch size (a loss summed over examples), their
+sum (:mod:`alpa_mlir.accumulation`; Alpa takes the mean, 1/B of such a loss).
 
 **Several processes** (one per host, after ``alpa_mlir.runtime.distributed.initialize()``;
 ``python -m alpa_mlir.runtime.launch`` starts them): every process calls the step with
@@ -53,7 +54,9 @@ from typing import Any, Literal
 import jax
 from jax._src.lib.mlir import ir
 
+from .accumulation import accumulation
 from .dialect.context import make_context
+from .dialect.names import Accumulation
 from .host_values import to_host  # noqa: F401 (alpa_mlir.pipeshard.to_host)
 from .markers import lower_traced
 from .passes import PipelineError, run_pipeline
@@ -217,10 +220,11 @@ class PipeshardParallel:
         return shape
 
     def passes(self, hosts: int, per_host: int, on_plan: Callable[[PipelinePlan], None] | None = None,
-               state: tuple[tuple[int, int], ...] = ()) -> list:
+               state: tuple[tuple[int, int], ...] = (), accumulate: Accumulation = "mean") -> list:
         """The compiler's passes after the import pipeline, for a cluster of hosts x per_host;
         ``on_plan`` receives the stage plan; ``state``: the step's (flat argument, flat result)
-        pairs of training state (``signature.training_state``)."""
+        pairs of training state (``signature.training_state``); ``accumulate``: how the
+        micro-batches combine (:func:`~alpa_mlir.accumulation.accumulation`)."""
         layer = self.layer_option
         layers = (LayerConstructionPass(layers=layer.layer_num, delta=layer.delta)
                   if isinstance(layer, AutoLayerOption) else LayerConstructionPass())
@@ -241,7 +245,7 @@ class PipeshardParallel:
             return [layers, StageConstructionPass(**options),
                     CrossMeshReshardingPass(local_all_gather=self.local_all_gather),
                     PipelineSchedulePass(schedule=self.pipeline_schedule, num_micro_batches=self.num_micro_batches,
-                                         virtual_stages=self.virtual_stages)]
+                                         accumulate=accumulate, virtual_stages=self.virtual_stages)]
         except ValueError as error:
             raise ValueError(f"PipeshardParallel: {error}") from None
 
@@ -383,11 +387,14 @@ class PipeshardFunction:
             saved = ir.Module.parse(text, context=make_context())
             check_same_signature(saved, module, signature.leaf_names, f"the plan{_saved_for(self._saved)}")
             module = saved
-        elif len({d.process_index for d in devices}) > 1:
-            text, plan = self._shared_compile(module, hosts, per_host, devices, state)
-            module = ir.Module.parse(text, context=make_context())
         else:
-            text, plan = self._run_passes(module, hosts, per_host, state)
+            accumulate = "mean" if method.num_micro_batches == 1 else \
+                accumulation(lowered, lower_traced(self._jitted.trace(*args, **kwargs)), self._name)
+            if len({d.process_index for d in devices}) > 1:
+                text, plan = self._shared_compile(module, hosts, per_host, devices, state, accumulate)
+                module = ir.Module.parse(text, context=make_context())
+            else:
+                text, plan = self._run_passes(module, hosts, per_host, state, accumulate)
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
                                          method.instruction_timeout, self._donated(signature), host_callbacks(lowered),
@@ -411,12 +418,13 @@ class PipeshardFunction:
             DeviceProfile.load(self.method.device_profile)
         return predicted_step(executable, plan, profile)
 
-    def _run_passes(self, module: ir.Module, hosts: int, per_host: int,
-                    state: tuple[tuple[int, int], ...]) -> tuple[str, PipelinePlan]:
+    def _run_passes(self, module: ir.Module, hosts: int, per_host: int, state: tuple[tuple[int, int], ...],
+                    accumulate: Accumulation) -> tuple[str, PipelinePlan]:
         """Run the compiler on ``module`` in place; the module's text and the stage plan."""
         plans: list[PipelinePlan] = []
         try:
-            run_pipeline(module, provide([ImportPipeline(), *self.method.passes(hosts, per_host, plans.append, state)]))
+            run_pipeline(module, provide([ImportPipeline(),
+                                          *self.method.passes(hosts, per_host, plans.append, state, accumulate)]))
         except ir.MLIRError as error:
             raise AutoShardingError(f"pipelining {self._name} failed:\n  " + diagnostics_text(error)) from None
         except PipelineError as error:
@@ -424,14 +432,14 @@ class PipeshardFunction:
         return module_text(module), dataclasses.replace(plans[-1], schedule=self.method.pipeline_schedule)
 
     def _shared_compile(self, module: ir.Module, hosts: int, per_host: int, devices: Sequence[Any],
-                        state: tuple[tuple[int, int], ...]) -> tuple[str, PipelinePlan]:
+                        state: tuple[tuple[int, int], ...], accumulate: Accumulation) -> tuple[str, PipelinePlan]:
         """Process 0's compiled module and plan, on every process (see the module docstring)."""
         identity = "\n".join([module_text(module), repr(self.method), repr((hosts, per_host)),
                                repr([d.id for d in devices])])
         key = "pipeshard/" + hashlib.sha256(identity.encode()).hexdigest()[:32]
         if jax.process_index() == 0:
             try:
-                text, plan = self._run_passes(module, hosts, per_host, state)
+                text, plan = self._run_passes(module, hosts, per_host, state, accumulate)
             except Exception as error:
                 _publish_or_fetch(key, json.dumps({"error": f"{type(error).__name__}: {error}"}))
                 raise

@@ -48,9 +48,21 @@ COPY_ATTR = "alpa.copy"
 # number on the cross-mesh ops.
 SCHEDULE_ATTR = "alpa.schedule"
 NUM_MICRO_BATCHES_ATTR = "alpa.num_micro_batches"
+ACCUMULATE_ATTR = "alpa.accumulate"  # "sum" where the micro-batches' values add up (absent: their mean)
 TRANSFER_ATTR = "alpa.transfer"
 # Outlining (passes/inter_op/outline.py): the group of each top-level op while it is outlined.
 OUTLINE_GROUP_ATTR = "alpa.outline_group"
+
+# How a micro-batched step combines its micro-batches' accumulated values: their mean (a
+# loss averaged over examples) or their sum (a loss summed over examples).
+Accumulation = Literal["mean", "sum"]
+ACCUMULATIONS: tuple[Accumulation, ...] = ("mean", "sum")
+
+
+def check_accumulation(value: str) -> None:
+    """``ValueError`` naming the option ``accumulate`` unless ``value`` is an :data:`Accumulation`."""
+    if value not in ACCUMULATIONS:
+        raise ValueError(f"option 'accumulate' must be {' or '.join(ACCUMULATIONS)}; got {value!r}")
 
 # The phases of a training step, in order.
 Phase = Literal["forward", "backward", "apply"]

@@ -19,6 +19,8 @@ from ..dialect.annotations import MESH_ATTR, MHLO_SHARDING, find_main, funcs, ge
 from ..dialect.jax_interop import aval_of
 from ..dialect.mesh import DeviceMesh
 from ..dialect.names import (
+    ACCUMULATE_ATTR,
+    ACCUMULATIONS,
     ALL_GATHER_OP,
     APPLY,
     ASSEMBLE_OP,
@@ -29,6 +31,7 @@ from ..dialect.names import (
     STAGE_ATTR,
     TRANSFER_ATTR,
     TRANSFER_OPS,
+    Accumulation,
     Phase,
 )
 from ..dialect.schedule_ops import SCHEDULE_PREFIX, Instruction, read_instruction, verify_schedule_op
@@ -346,6 +349,7 @@ class MeshSchedule:
     schedule: str
     num_micro_batches: int
     instructions: tuple[Instruction, ...]
+    accumulate: Accumulation = "mean"
 
 
 def read_streams(module: ir.Operation) -> dict[int, MeshSchedule]:
@@ -366,5 +370,26 @@ def read_streams(module: ir.Operation) -> dict[int, MeshSchedule]:
         result[stage] = MeshSchedule(stage, mesh_from_attr(function.attributes[MESH_ATTR]),
                                      ir.StringAttr(function.attributes[SCHEDULE_ATTR]).value,
                                      ir.IntegerAttr(function.attributes[NUM_MICRO_BATCHES_ATTR]).value,
-                                     tuple(instructions))
+                                     tuple(instructions), _accumulation(function))
     return dict(sorted(result.items()))
+
+
+def _accumulation(function: ir.Operation) -> Accumulation:
+    """A schedule's ``alpa.accumulate``: ``"sum"``, or ``"mean"`` where it has none."""
+    if ACCUMULATE_ATTR not in function.attributes:
+        return "mean"
+    value = function.attributes[ACCUMULATE_ATTR]
+    text = ir.StringAttr(value).value if isinstance(value, ir.StringAttr) else str(value)
+    if text not in ACCUMULATIONS:
+        raise ValueError(f"{function.attributes['sym_name']}: {ACCUMULATE_ATTR} must be one of "
+                         f"{', '.join(map(repr, ACCUMULATIONS))}; got {value}")
+    return text
+
+
+def accumulation(streams: dict[int, MeshSchedule]) -> Accumulation:
+    """How ``streams`` combine micro-batches (``"mean"`` where there are none); ``ValueError``
+    where they disagree, which one ``alpa-pipeline-schedule`` never writes."""
+    kinds = sorted({s.accumulate for s in streams.values()})
+    if len(kinds) > 1:
+        raise ValueError(f"the schedules combine micro-batches differently ({ACCUMULATE_ATTR} {' and '.join(kinds)})")
+    return kinds[0] if kinds else "mean"

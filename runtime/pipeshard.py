@@ -12,8 +12,8 @@ in the rendezvous order of :func:`interleave`:
   slice along the leading dimension, every other argument is passed whole;
 - ``send``/``recv``: the transfer's programs run once, when the pair meets (over the
   union of both meshes' devices); ``all_gather`` is part of those programs;
-- ``accumulate``: fold micro-batch ``m``'s values into the step's means (one program,
-  compiled with the stages); ``free``: drop the buffers; ``apply``: the apply part, once.
+- ``accumulate``: fold micro-batch ``m``'s values into the step's means or sums (one
+  program, compiled with the stages); ``free``: drop the buffers; ``apply``: the apply part.
 
 Device ids in the module (meshes and transfer plans) are positions in the cluster
 (``0 .. n-1``, host-major); ``devices[p]`` is the JAX device of position ``p``, and the
@@ -34,32 +34,31 @@ Transfers that are equal (the same plan between the same shardings, e.g. every l
 activations) share one :class:`CrossMeshTransfer`, so their programs compile once.
 
 **Multi-controller** (one process per host, ``jax.distributed``; see
-``runtime/distributed.py``). Every process builds the executable from the same module
-and walks the same global order; it compiles and runs the stage parts, accumulations
-and frees of the meshes that hold one of its devices, and takes part in the transfers
-whose source or destination mesh holds one (a transfer is one collective program over
-both meshes, so all their processes call it). Arguments: a host value (numpy, a Python
-scalar, or an uncommitted ``jax.Array``, JAX's per-process value) must be the same on
-every process, and each process cuts its own micro-batches of a batch argument; a
-committed ``jax.Array`` is a global array (JAX's multi-controller convention), e.g. an
-output of the previous step: it is used where it lies when it lies on the reading mesh,
-read from the local replica when fully replicated over a superset, and otherwise moved
-to the reading mesh once per step by a transfer planned like Sec. 6's (every process
-decides the same from the global sharding). Outputs follow JAX's convention
-too: global ``jax.Array`` s with the sharding their stage part declares on their mesh
-(``mhlo.sharding``), whose shards only that mesh's processes can read; a process that
-holds none gets an array without addressable shards. ``alpa_mlir.to_host``
-gathers them to numpy on every process.
+``runtime/distributed.py``). Every process builds the executable from the same module and
+walks the same global order; it compiles and runs the stage parts, accumulations and frees
+of the meshes that hold one of its devices, and takes part in the transfers whose source
+or destination mesh holds one (a transfer is one collective program over both meshes, so
+all their processes call it). Arguments: a host value (numpy, a Python scalar, or an
+uncommitted ``jax.Array``, JAX's per-process value) must be the same on every process, and
+each process cuts its own micro-batches of a batch argument; a committed ``jax.Array`` is
+a global array (JAX's multi-controller convention), e.g. an output of the previous step:
+it is used where it lies when it lies on the reading mesh, read from the local replica
+when fully replicated over a superset, and otherwise moved to the reading mesh once per
+step by a transfer planned like Sec. 6's (every process decides the same from the global
+sharding). Outputs follow JAX's convention too: global ``jax.Array`` s with the sharding
+their stage part declares on their mesh (``mhlo.sharding``), whose shards only that mesh's
+processes can read; a process that holds none gets an array without addressable shards.
+``alpa_mlir.to_host`` gathers them to numpy on every process.
 
 **Failures.** An error while an instruction executes names where the step was (process,
 mesh, stage, instruction): the runtime's own errors (a gloo collective whose peer died
 fails at once with "Connection closed by peer") become :class:`PipeshardStepError`;
-``ValueError``/``TypeError`` about arguments keep their type with that note added. A
-peer that stops without dying leaves the collective waiting: a watchdog thread then ends
-the process after ``instruction_timeout`` seconds without progress (exit code
-:data:`~alpa_mlir.runtime.watchdog.EXIT_STEP_TIMEOUT`), after printing the same position, since the main thread
-cannot be interrupted inside the collective; the launcher then stops the others. A
-failed step returns nothing, and the caller's arrays (the parameters) stay as they were,
+``ValueError``/``TypeError`` about arguments keep their type with that note added. A peer
+that stops without dying leaves the collective waiting: a watchdog thread then ends the
+process after ``instruction_timeout`` seconds without progress (exit code
+:data:`~alpa_mlir.runtime.watchdog.EXIT_STEP_TIMEOUT`, after printing the same position:
+the main thread cannot be interrupted inside the collective); the launcher stops the others.
+A failed step returns nothing, and the caller's arrays (the parameters) stay as they were,
 unless the caller donated them and an apply part that reuses their buffers had run.
 """
 
@@ -86,7 +85,7 @@ from ..lowering.spmd import SharedCompiles, compile_module
 from ..lowering.stages import stage_mesh, stage_module
 from ..plans.reshard_plan import ReshardPlan, plan_reshard
 from ..plans.schedules import analyse, interleave, is_argument, reusable_arguments
-from ..plans.step_reader import read_step, read_streams, read_transfers
+from ..plans.step_reader import accumulation, read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable, compile_at_once
 from .mesh_threads import run_streams, split_order
 from .transfer import CrossMeshTransfer
@@ -172,6 +171,7 @@ class PipeshardExecutable:
             if stream.num_micro_batches != num_micro_batches:
                 raise ValueError(f"@mesh{k}_schedule is for {stream.num_micro_batches} micro-batches, not "
                                  f"{num_micro_batches}")
+        self.accumulate = accumulation(streams)
         # Every process walks the same order; run it once here (it also rejects a deadlock).
         self.order = list(interleave(self.flow, {k: s.instructions for k, s in streams.items()}))
         self.meshes = {k: self._devices_of(s.mesh) for k, s in streams.items()}
@@ -219,8 +219,8 @@ class PipeshardExecutable:
         self._watchdog: Watchdog | None = None
 
     def _compile_accumulation(self, values: tuple[str, ...], first: bool) -> jax.stages.Compiled:
-        """The program adding a micro-batch's ``values`` into their means so far (``first``: none yet)."""
-        b = self.num_micro_batches
+        """The program adding a micro-batch's ``values`` into their means or sums so far (``first``: none yet)."""
+        b = self.num_micro_batches if self.accumulate == "mean" else 1  # x / 1 is x, exactly
         add = jax.jit(lambda sums, new: tuple(x / b if s is None else s + x / b for s, x in zip(sums, new)))
         new = tuple(jax.ShapeDtypeStruct(p.shape, p.dtype, sharding=p.sharding)
                     for p in map(self.result_placement, values))
@@ -469,7 +469,7 @@ class _StepValues:
     def __init__(self, args: Sequence[Any], micro: dict[int, list[Any]]) -> None:
         self.args, self.micro = args, micro
         self.store: dict[tuple[str, int | None], Any] = {}
-        self.sums: dict[str, Any] = {}  # accumulated values: the mean over the micro-batches so far
+        self.sums: dict[str, Any] = {}  # accumulated values: the mean (or sum) over the micro-batches so far
         self.placed: dict[tuple[int, int], Any] = {}  # (argument, mesh) -> the argument as that mesh takes it
 
     def read(self, name: str, m: int | None, mesh: int) -> Any:

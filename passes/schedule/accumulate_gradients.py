@@ -12,7 +12,7 @@ from jax._src.lib.mlir.dialects import sdy
 from ...dialect.annotations import SDY_SHARDING, find_main, get_value_attrs, sdy_mesh_name, sdy_meshes
 from ...dialect.context import walk
 from ...dialect.host_callbacks import is_host_callback
-from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR
+from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR, Accumulation, check_accumulation
 from ...dialect.pass_registry import Diagnostics, Pass, register
 
 # Ops whose result is linear in an operand that holds a partial sum, so a partial sum
@@ -41,7 +41,8 @@ class AccumulateGradientsPass(Pass):
     ``B * b`` long. The ops that depend on them, apply-gradient ops aside, move into a
     ``stablehlo.while`` over ``B`` micro-batches; what they hand to the apply part or
     the results (the gradients, a loss) is summed into accumulators and divided by
-    ``B`` after the loop, so the gradient of a mean loss is the full batch's. Ops that
+    ``B`` after the loop, so the gradient of a mean loss is the full batch's
+    (``accumulate=sum``, for a loss summed over examples: not divided). Ops that
     read no batch (the optimizer's ``0.9 * m``) run once, before the loop.
 
     Micro-batch ``m`` holds examples ``m, m + B, m + 2B, ...``: the batch is viewed as
@@ -89,10 +90,14 @@ class AccumulateGradientsPass(Pass):
     num_micro_batches: int = field(default=1, metadata={"help": "micro-batches B per step (1: leave @main as is)"})
     batch_args: tuple[int, ...] = field(default=(), metadata={
         "help": "arguments of @main whose leading dimension is the (micro-)batch"})
+    accumulate: Accumulation = field(default="mean", metadata={
+        "help": "how the micro-batches' accumulated values (gradients, a loss) combine: mean (a loss averaged over "
+                "examples) or sum (a loss summed over examples)"})
 
     def __post_init__(self) -> None:
         if self.num_micro_batches < 1:
             raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
+        check_accumulation(self.accumulate)
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         if self.num_micro_batches == 1:
@@ -104,7 +109,7 @@ class AccumulateGradientsPass(Pass):
             diagnostics.error(error.where or main, f"gradient accumulation: {error}")
             return
         with main.location:
-            _build_loop(module, step, self.num_micro_batches)
+            _build_loop(module, step, self.num_micro_batches, self.accumulate == "mean")
 
 
 class _StepError(ValueError):
@@ -302,7 +307,7 @@ def _batch_axes(step: _Step, mesh_axes: list[str]) -> list[str]:
     return [a for a in mesh_axes if a in shared]
 
 
-def _build_loop(module: ir.Operation, step: _Step, count: int) -> None:
+def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> None:
     main = step.main
     mesh = step.mesh
     axes = _batch_axes(step, [sdy.MeshAxisAttr(a).name for a in sdy.MeshAttr(sdy_meshes(module)[mesh]).axes])
@@ -364,11 +369,12 @@ def _build_loop(module: ir.Operation, step: _Step, count: int) -> None:
         for value, total, sharding in zip(step.crossing, list(loop.results)[1:], accumulated):
             if value in partial:  # unreduced on the loop result, then the one reduction
                 total = _constraint(_constraint(total, sharding), planned[value])
-            mean = _binary("stablehlo.divide", total, _constant(value.type, float(count), planned[value]),
-                           planned[value])
+            if mean:
+                total = _binary("stablehlo.divide", total, _constant(value.type, float(count), planned[value]),
+                                planned[value])
             for op in [*step.apply, step.ret]:
                 for nested in walk(op):
-                    nested.replace_uses_of_with(value, mean)
+                    nested.replace_uses_of_with(value, total)
     _mark_unreduced(step, partial, unreduced)
 
 

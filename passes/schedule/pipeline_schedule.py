@@ -9,7 +9,16 @@ from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import func
 
 from ...dialect.annotations import MESH_ATTR, funcs
-from ...dialect.names import BACKWARD, FORWARD, NUM_MICRO_BATCHES_ATTR, SCHEDULE_ATTR, STAGE_ATTR
+from ...dialect.names import (
+    ACCUMULATE_ATTR,
+    BACKWARD,
+    FORWARD,
+    NUM_MICRO_BATCHES_ATTR,
+    SCHEDULE_ATTR,
+    STAGE_ATTR,
+    Accumulation,
+    check_accumulation,
+)
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.schedule_ops import build_instruction
 from ...plans.schedules import INTERLEAVED, ScheduleError, ScheduleName, analyse, build_streams, simulate
@@ -36,7 +45,9 @@ class PipelineSchedulePass(Pass):
     table (``schedules.py``), so the streams cannot deadlock. Forward and backward parts
     run once per micro-batch, apply parts once per step after the last accumulation;
     values that apply parts or the return read are accumulated (the runtime sums and
-    divides by ``num-micro-batches``, a mean). A value read on another mesh without
+    divides by ``num-micro-batches``, a mean; ``accumulate=sum``, for a step whose loss
+    is a sum over examples, leaves the sum, and the schedules say so as
+    ``alpa.accumulate = "sum"``). A value read on another mesh without
     transfer ops is moved whole (``value``, ``src_mesh``, ``dst_mesh`` instead of
     ``transfer``). The instructions are ``dialect/schedule_ops.py``'s; :func:`read_streams`
     reads them back.
@@ -78,6 +89,9 @@ class PipelineSchedulePass(Pass):
         "help": "1f1b (synchronous 1F1B), gpipe (all forwards, then all backwards), interleaved-1f1b (1F1B over "
                 "virtual-stages stages per mesh) or inference (forwards only)"})
     num_micro_batches: int = field(default=1, metadata={"help": "micro-batches B per step"})
+    accumulate: Accumulation = field(default="mean", metadata={
+        "help": "how the micro-batches' accumulated values (gradients, a loss) combine: mean (a loss averaged over "
+                "examples) or sum (a loss summed over examples)"})
     virtual_stages: int = field(default=1, metadata={
         "help": "interleaved-1f1b: stages per mesh v (stage k on mesh k mod S)"})
 
@@ -87,6 +101,7 @@ class PipelineSchedulePass(Pass):
                              f"{self.num_micro_batches}")
         if self.virtual_stages < 1:
             raise ValueError(f"option 'virtual-stages' must be positive; got {self.virtual_stages}")
+        check_accumulation(self.accumulate)
         if self.virtual_stages > 1 and self.schedule != INTERLEAVED:
             raise ValueError(f"option 'virtual-stages' is for schedule={INTERLEAVED}; schedule={self.schedule} runs "
                              "one stage per mesh")
@@ -131,6 +146,8 @@ class PipelineSchedulePass(Pass):
                 schedule.attributes[STAGE_ATTR] = ir.IntegerAttr.get(i64, k)
                 schedule.attributes[SCHEDULE_ATTR] = ir.StringAttr.get(self.schedule)
                 schedule.attributes[NUM_MICRO_BATCHES_ATTR] = ir.IntegerAttr.get(i64, self.num_micro_batches)
+                if self.accumulate == "sum":
+                    schedule.attributes[ACCUMULATE_ATTR] = ir.StringAttr.get(self.accumulate)
                 with ir.InsertionPoint(schedule.add_entry_block()):
                     for instruction in stream:
                         build_instruction(instruction)

@@ -1,5 +1,6 @@
 // RUN: alpa-opt %s --split-input-file --alpa-accumulate-gradients='num-micro-batches=2 batch-args=1' | FileCheck %s
 // RUN: alpa-opt %s --split-input-file --alpa-accumulate-gradients='num-micro-batches=1 batch-args=1' | FileCheck %s --check-prefix=ONE
+// RUN: alpa-opt %s --split-input-file --alpa-accumulate-gradients='num-micro-batches=2 batch-args=1 accumulate=sum' | FileCheck %s --check-prefix=ADD-UP
 
 // Data parallel: the weight gradient contracts the batch, split over "x", so each device
 // holds a partial sum; it is accumulated unreduced and reduced once, after the loop. The
@@ -25,6 +26,13 @@
 // CHECK:         stablehlo.subtract %[[MOMENTUM]], %[[MEAN]] {alpa.apply_grad
 // ONE-LABEL: func @data_parallel_partial_sum
 // ONE-NOT:   stablehlo.while
+// A loss summed over examples (accumulate=sum): the update reads the sum, undivided.
+// ADD-UP-LABEL: func @data_parallel_partial_sum
+// ADD-UP:       %[[LOOP:.*]]:2 = stablehlo.while
+// ADD-UP:       %[[UNREDUCED:.*]] = sdy.sharding_constraint %[[LOOP]]#1 <@mesh, [{}, {}], unreduced={"x"}>
+// ADD-UP-NEXT:  %[[TOTAL:.*]] = sdy.sharding_constraint %[[UNREDUCED]] <@mesh, [{}, {}]>
+// ADD-UP-NOT:  stablehlo.divide
+// ADD-UP:       stablehlo.subtract %{{.*}}, %[[TOTAL]] {alpa.apply_grad
 sdy.mesh @mesh = <["x"=2]>
 func.func @data_parallel_partial_sum(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) {
   %cst = stablehlo.constant {alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} dense<0.9> : tensor<4x4xf32>

@@ -1,5 +1,6 @@
 // RUN: alpa-opt %s --split-input-file --alpa-pipeline-schedule='num-micro-batches=2' | FileCheck %s
 // RUN: alpa-opt %s --split-input-file --alpa-pipeline-schedule='schedule=gpipe num-micro-batches=2' | FileCheck %s --check-prefix=GPIPE
+// RUN: alpa-opt %s --split-input-file --alpa-pipeline-schedule='num-micro-batches=2 accumulate=sum' | FileCheck %s --check-prefix=SUM
 
 // Two stages after cross-mesh resharding: transfer 0 carries the activation to mesh 1
 // (two devices, which all-gather the halves they receive), transfer 1 the gradient
@@ -54,6 +55,12 @@
 // CHECK-NEXT:   "alpa.sched.apply"() {callee = @stage1_apply}
 // CHECK-NEXT:   "alpa.sched.free"() {values = ["stage1_backward#0"]}
 // CHECK-NEXT:   return
+
+// A loss summed over examples (accumulate=sum): every schedule says the runtime adds the
+// micro-batches' values up rather than averaging them; the instructions are the same.
+// SUM-LABEL: module @two_stages
+// SUM:      func.func private @mesh0_schedule() attributes {alpa.accumulate = "sum", alpa.mesh =
+// SUM:      func.func private @mesh1_schedule() attributes {alpa.accumulate = "sum", alpa.mesh =
 
 // GPipe: mesh 1 runs both forwards, then both backwards.
 // GPIPE-LABEL: module @two_stages

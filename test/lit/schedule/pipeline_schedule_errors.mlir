@@ -2,11 +2,13 @@
 // RUN: alpa-opt %s --split-input-file --verify-diagnostics --alpa-pipeline-schedule='num-micro-batches=2'
 // A training step under schedule=inference (the first case, which 1F1B accepts).
 // RUN: not alpa-opt %s --split-input-file --alpa-pipeline-schedule='schedule=inference' 2>&1 | FileCheck %s --check-prefix=INFERENCE
-// INFERENCE: pipeline_schedule_errors.mlir:22:10: error: pipeline schedule: schedule=inference runs forward parts only, but @stage0_backward is a backward part: use schedule=1f1b or schedule=gpipe
+// INFERENCE: pipeline_schedule_errors.mlir:24:10: error: pipeline schedule: schedule=inference runs forward parts only, but @stage0_backward is a backward part: use schedule=1f1b or schedule=gpipe
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-pipeline-schedule='num-micro-batches=0' 2>&1 | FileCheck %s --check-prefix=OPT-MICRO
 // OPT-MICRO: alpa-opt: error: alpa-pipeline-schedule: option 'num-micro-batches' must be between 1 and 16384; got 0
 // RUN: not alpa-opt %s --alpa-pipeline-schedule='schedule=pipedream' 2>&1 | FileCheck %s --check-prefix=OPT-SCHEDULE
+// RUN: not alpa-opt %s --alpa-pipeline-schedule='accumulate=max' 2>&1 | FileCheck %s --check-prefix=OPT-ACCUMULATE
+// OPT-ACCUMULATE: alpa-opt: error: option 'accumulate' of alpa-pipeline-schedule must be one of mean, sum; got 'max'
 // OPT-SCHEDULE: alpa-opt: error: option 'schedule' of alpa-pipeline-schedule must be one of gpipe, 1f1b, interleaved-1f1b, inference; got 'pipedream'
 // RUN: not alpa-opt %s --alpa-pipeline-schedule='schedule=interleaved-1f1b virtual-stages=0' 2>&1 | FileCheck %s --check-prefix=OPT-VIRTUAL
 // OPT-VIRTUAL: alpa-opt: error: alpa-pipeline-schedule: option 'virtual-stages' must be positive; got 0
