@@ -4,48 +4,95 @@ A step run on ``B`` micro-batches (``num_micro_batches``) is traced on one micro
 its forward and backward parts hand on (the gradients, a loss, other outputs) is combined
 over the micro-batches. Their mean is the whole batch's value when the step divides by the
 batch size, as a loss averaged over examples does (``jnp.mean``: its divisor is the
-micro-batch's size in the trace); their sum is, when nothing in the step depends on the
-batch size, as a loss summed over examples (``.sum()``, ``optax.l2_loss(...).sum()``, a sum
-divided by a constant) does. Alpa takes the mean whatever the loss, so a summed loss came
-out ``1/B`` of ``jax.jit``'s.
+micro-batch's size in the trace); their sum is, when the loss is a sum over examples
+(``.sum()``, ``optax.l2_loss(...).sum()``, a sum over a constant, a sum of per-example
+means). Alpa takes the mean whatever the loss, so a summed loss came out ``1/B`` of
+``jax.jit``'s.
 
 :func:`accumulation` tells the two apart from the step traced on the whole batch as well
-(tracing and lowering only, no compilation): where its ops and constants are the micro-batch
-trace's, the step is a sum over examples. A step that mixes examples (batch norm's statistics)
-or normalises by the batch anywhere keeps the mean.
+(tracing and lowering only, no compilation). Where its ops and live constants are the
+micro-batch trace's, nothing depends on the batch size, and unless the step divides by a
+scalar it computes from the batch (a masked mean, ``(e * mask).sum() / mask.sum()``,
+whose micro-batches' ratios average to about the batch's), it sums over examples. (With
+``jax.grad`` a division of the gradients by their global norm, ``clip_by_global_norm``,
+looks like one and keeps the mean; ``alpa_mlir.grad`` marks where the gradients end.) A step
+that mixes examples otherwise (batch norm's statistics, a max over the batch) is the
+batch's for neither; it keeps the mean.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from typing import Any
 
 import jax
 from jax._src.lib.mlir import ir
 
+from .dialect.annotations import find_main
 from .dialect.context import walk
-from .dialect.names import Accumulation
+from .dialect.names import GRAD, MARKER_KIND, Accumulation
+from .markers import lower_traced
+from .passes import run_pipeline
+from .passes.imports.lower_pipeline_markers import is_marker
+from .pipeline import parse_lowered
 
 LOG = logging.getLogger(__name__)
 
+# Ops that pass a value on unchanged but for its shape or type, looked through to find
+# what a divisor is.
+_VIEWS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.convert", "stablehlo.reshape"})
 
-def accumulation(micro: jax.stages.Lowered, whole: jax.stages.Lowered, function: str = "the function"
-                 ) -> Accumulation:
-    """``"sum"`` where ``whole`` (the step lowered on the whole batch) has the ops and constant
-    values of ``micro`` (lowered on one micro-batch), shapes aside: no value of the step
-    scales with the batch size, so each accumulated value is a sum over the batch's examples.
-    ``"mean"`` where a constant differs (a mean's divisor scales with the batch), and where
-    the ops differ (Python control flow on the batch size): the mean, as Alpa takes it."""
-    ops = [list(walk(lowered.compiler_ir("stablehlo").operation)) for lowered in (micro, whole)]
+
+def step_accumulation(jitted: jax.stages.Wrapped, micro: jax.stages.Lowered, args: Sequence[Any],
+                      kwargs: dict[str, Any], batch_args: Sequence[int], function: str = "the function"
+                      ) -> Accumulation:
+    """:func:`accumulation` of ``micro`` (``jitted`` lowered on one micro-batch) and ``jitted``
+    traced on the whole batch (``args``); ``"mean"`` where the step refuses the whole batch
+    (its own code may check the batch's shape)."""
+    try:
+        whole = lower_traced(jitted.trace(*args, **kwargs))
+    except Exception as error:  # whatever the step's own code raises
+        LOG.info("%s: traced on the whole batch it fails (%s: %s); its micro-batches' values are averaged",
+                 function, type(error).__name__, error)
+        return "mean"
+    return accumulation(micro, whole, batch_args, function)
+
+
+def accumulation(micro: jax.stages.Lowered, whole: jax.stages.Lowered, batch_args: Sequence[int],
+                 function: str = "the function") -> Accumulation:
+    """``"sum"`` where ``whole`` (the step lowered on the whole batch) has the ops and the
+    live constant values of ``micro`` (lowered on one micro-batch), shapes aside, and
+    ``micro`` divides by no scalar computed from its batch arguments (``@main``'s flat
+    ``batch_args``): each accumulated value is then a sum over the batch's examples.
+    ``"mean"`` otherwise, as Alpa takes it: where a constant differs (a mean's divisor
+    scales with the batch), where the ops differ (Python control flow on the batch size),
+    and where the step normalises by its data (a masked mean)."""
+    modules = [_inlined(lowered) for lowered in (micro, whole)]
+    ops = [list(walk(module.operation)) for module in modules]
     if [op.name for op in ops[0]] != [op.name for op in ops[1]]:
         LOG.info("%s: traced on the whole batch it runs other ops than on a micro-batch; its micro-batches' "
                  "values are averaged", function)
         return "mean"
     live = _live(ops[0])
-    if all(_constant(a) == _constant(b) for a, b, used in zip(*ops, live) if used and a.name == "stablehlo.constant"):
-        LOG.info("%s: no value depends on the batch size (a loss summed over examples): its micro-batches' "
-                 "gradients and outputs are added up, not averaged", function)
-        return "sum"
-    return "mean"
+    if any(used and a.name == "stablehlo.constant" and _constant(a) != _constant(b)
+           for a, b, used in zip(*ops, live)):
+        return "mean"
+    divide = _divides_by_batch_scalar(find_main(modules[0].operation), batch_args)
+    if divide is not None:
+        LOG.info("%s: divides by a scalar computed from the batch (%s); its micro-batches' values are averaged",
+                 function, divide.location)
+        return "mean"
+    LOG.info("%s: no value depends on the batch size (a loss summed over examples): its micro-batches' gradients "
+             "and outputs are added up, not averaged", function)
+    return "sum"
+
+
+def _inlined(lowered: jax.stages.Lowered) -> ir.Module:
+    """``lowered``'s module as the compiler reads it, its private functions inlined."""
+    module = parse_lowered(lowered)
+    run_pipeline(module, ["inline", "symbol-dce"])
+    return module
 
 
 def _live(ops: list[ir.Operation]) -> list[bool]:
@@ -66,3 +113,50 @@ def _constant(op: ir.Operation) -> str:
     if isinstance(value, ir.DenseElementsAttr) and value.is_splat:
         return str(value.get_splat_value())
     return str(value)
+
+
+def _divides_by_batch_scalar(main: ir.Operation, batch_args: Sequence[int]) -> ir.Operation | None:
+    """The first ``divide`` (or ``rsqrt``) of ``main`` by a scalar that depends on a batch
+    argument (a count or sum over the batch, seen through broadcasts and conversions), or None."""
+    arguments = main.regions[0].blocks[0].arguments
+    tainted: set[ir.Value] = {arguments[i] for i in batch_args if i < len(arguments)}
+    _taint(main.regions[0].blocks[0], tainted)
+    for op in walk(main):
+        if op.name in ("stablehlo.divide", "stablehlo.rsqrt"):
+            value = op.operands[-1]
+            while (producer := _producer(value)) is not None and producer.name in _VIEWS:
+                value = producer.operands[0]
+            if value in tainted and isinstance(value.type, ir.RankedTensorType) and value.type.rank == 0:
+                return op
+    return None
+
+
+def _producer(value: ir.Value) -> ir.Operation | None:
+    """The op whose result ``value`` is; None for a block argument."""
+    owner = value.owner
+    return owner.operation if isinstance(owner, ir.OpView) else owner if isinstance(owner, ir.Operation) else None
+
+
+def _marks_gradients(op: ir.Operation) -> bool:
+    """Whether ``op`` is ``alpa_mlir.grad``'s marker: what reads the gradients is the apply
+    part, which runs once on the accumulated values (a division there, global-norm clipping's,
+    reads the batch's sums or means either way)."""
+    return is_marker(op) and MARKER_KIND in op.attributes and ir.StringAttr(op.attributes[MARKER_KIND]).value == GRAD
+
+
+def _taint(block: ir.Block, tainted: set[ir.Value]) -> bool:
+    """Add to ``tainted`` every value of ``block`` computed from one in it (an op with regions:
+    from what it or its regions read), but the gradients ``alpa_mlir.grad`` marks; whether
+    any op of the block read one."""
+    read_any = False
+    for op in block.operations:
+        reads = any(value in tainted for value in op.operands)
+        for region in op.regions:
+            for inner in region.blocks:
+                if reads:
+                    tainted.update(inner.arguments)
+                reads = _taint(inner, tainted) or reads
+        if reads and not _marks_gradients(op):
+            tainted.update(op.results)
+        read_any = read_any or reads
+    return read_any

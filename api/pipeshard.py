@@ -54,7 +54,7 @@ from typing import Any, Literal
 import jax
 from jax._src.lib.mlir import ir
 
-from .accumulation import accumulation
+from .accumulation import step_accumulation
 from .dialect.context import make_context
 from .dialect.names import Accumulation
 from .host_values import to_host  # noqa: F401 (alpa_mlir.pipeshard.to_host)
@@ -389,7 +389,7 @@ class PipeshardFunction:
             module = saved
         else:
             accumulate = "mean" if method.num_micro_batches == 1 else \
-                accumulation(lowered, lower_traced(self._jitted.trace(*args, **kwargs)), self._name)
+                step_accumulation(self._jitted, lowered, args, kwargs, batch_leaves, self._name)
             if len({d.process_index for d in devices}) > 1:
                 text, plan = self._shared_compile(module, hosts, per_host, devices, state, accumulate)
                 module = ir.Module.parse(text, context=make_context())

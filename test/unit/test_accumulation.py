@@ -14,10 +14,11 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
 import alpa_mlir
-from alpa_mlir.accumulation import accumulation
+from alpa_mlir.accumulation import accumulation, step_accumulation
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.markers import lower_traced
 from alpa_mlir.plans.step_reader import MeshSchedule
@@ -37,10 +38,16 @@ LOSSES = {
     "sum of means over features": (lambda h, y, x: _errors(h, y).mean(axis=1).sum(), "sum"),
     "sum over a constant": (lambda h, y, x: _errors(h, y).sum() / 512.0, "sum"),
     "sum, a mean computed and unused": (lambda h, y, x: (_errors(h, y).mean(), _errors(h, y).sum())[1], "sum"),
+    "sum of per-example masked means": (lambda h, y, x: ((_errors(h, y) * (y > 0)).sum(axis=1)
+                                                         / ((y > 0).sum(axis=1) + 1)).sum(), "sum"),
     "mean": (lambda h, y, x: _errors(h, y).mean(), "mean"),
     "mean over examples of sums": (lambda h, y, x: _errors(h, y).mean(axis=0).sum(), "mean"),
     "sum over the batch size": (lambda h, y, x: _errors(h, y).sum() / x.shape[0], "mean"),
     "sum of batch-centred values": (lambda h, y, x: _errors(h - h.mean(axis=0), y).sum(), "mean"),
+    # A ratio of sums over the batch: added up it would be about B times the batch's; averaged,
+    # about the batch's (exactly where every micro-batch has as many unmasked elements).
+    "masked mean": (lambda h, y, x: (_errors(h, y) * (y > 0)).sum() / (y > 0).sum(), "mean"),
+    "sum over the batch's largest error": (lambda h, y, x: _errors(h, y).sum() / _errors(h, y).max(), "mean"),
     "control flow on the batch size": (lambda h, y, x: _errors(jnp.tanh(h) if x.shape[0] > 4 else h, y).sum(),
                                        "mean"),
 }
@@ -67,7 +74,37 @@ def test_a_step_is_a_sum_exactly_where_nothing_depends_on_the_batch_size(name):
     loss, expected = LOSSES[name]
     jitted = jax.jit(_step(loss))
     micro, whole = (lower_traced(jitted.trace(*_arguments(batch))) for batch in (4, 8))
-    assert accumulation(micro, whole) == expected
+    assert accumulation(micro, whole, batch_args=(2, 3)) == expected
+
+
+def test_a_step_that_refuses_the_whole_batch_averages():
+    def step(w, x, y):
+        if x.shape[0] != 4:
+            raise ValueError("this step takes 4 examples")
+        return _step(LOSSES["sum"][0])(w, x, y)
+
+    jitted = jax.jit(step)
+    w, x, y = _arguments(8)
+    micro = lower_traced(jitted.trace(w, x[:4], y[:4]))
+    assert step_accumulation(jitted, micro, (w, x, y), {}, (2, 3)) == "mean"
+    assert step_accumulation(jax.jit(_step(LOSSES["sum"][0])), micro, (w, x, y), {}, (2, 3)) == "sum"
+
+
+@pytest.mark.parametrize("gradient, expected", [(jax.grad, "mean"), (alpa_mlir.grad, "sum")])
+def test_clipping_by_the_global_norm_counts_only_where_the_gradients_are_not_marked(gradient, expected):
+    optimizer = optax.chain(optax.clip_by_global_norm(1.0), optax.sgd(0.1))
+
+    def step(w, state, x, y):
+        grads = gradient(lambda w: _errors(jnp.tanh(x @ w[0]) @ w[1], y).sum())(w)
+        updates, state = optimizer.update(grads, state, w)
+        return optax.apply_updates(w, updates), state
+
+    w, x, y = _arguments(8)
+    state = optimizer.init(w)
+    leaves = len(jax.tree.leaves((w, state)))
+    jitted = jax.jit(step)
+    micro, whole = (lower_traced(jitted.trace(w, state, x[:size], y[:size])) for size in (4, 8))
+    assert accumulation(micro, whole, batch_args=(leaves, leaves + 1)) == expected
 
 
 def test_schedules_that_combine_micro_batches_differently_are_refused():
