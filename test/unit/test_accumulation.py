@@ -16,12 +16,14 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from jax._src.lib.mlir import ir
 
 import alpa_mlir
 from alpa_mlir.accumulation import accumulation, step_accumulation
+from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.markers import lower_traced
-from alpa_mlir.plans.step_reader import MeshSchedule
+from alpa_mlir.plans.step_reader import MeshSchedule, read_streams
 from alpa_mlir.plans.step_reader import accumulation as stream_accumulation
 
 WIDTH = 16
@@ -115,6 +117,20 @@ def test_schedules_that_combine_micro_batches_differently_are_refused():
     assert stream_accumulation({0: schedule(0, "sum"), 1: schedule(1, "sum")}) == "sum"
     with pytest.raises(ValueError, match="combine micro-batches differently"):
         stream_accumulation({0: schedule(0, "sum"), 1: schedule(1, "mean")})
+
+
+@pytest.mark.parametrize("written, read", [("", "mean"), ('alpa.accumulate = "sum", ', "sum"),
+                                           ('alpa.accumulate = "mean", ', "mean"), ('alpa.accumulate = "max", ', None)])
+def test_a_schedule_says_how_it_combines_micro_batches(written, read):
+    text = (f'func.func private @mesh0_schedule() attributes {{{written}alpa.mesh = {{device_ids = array<i64: 0>, '
+            'shape = array<i64: 1, 1>}, alpa.num_micro_batches = 2 : i64, alpa.schedule = "1f1b", '
+            'alpa.stage = 0 : i64} {\n  return\n}')
+    module = ir.Module.parse(text, context=make_context())
+    if read is None:
+        with pytest.raises(ValueError, match=r"@?mesh0_schedule.*alpa.accumulate must be one of 'mean', 'sum'; got"):
+            read_streams(module.operation)
+    else:
+        assert read_streams(module.operation)[0].accumulate == read
 
 
 @pytest.mark.parametrize("method", [
