@@ -35,7 +35,7 @@ from .dialect.names import GRAD, MARKER_KIND, Accumulation
 from .markers import lower_traced
 from .passes import run_pipeline
 from .passes.imports.lower_pipeline_markers import is_marker
-from .pipeline import parse_lowered
+from .pipeline import AutoShardingError, parse_lowered
 
 LOG = logging.getLogger(__name__)
 
@@ -49,13 +49,26 @@ def step_accumulation(jitted: jax.stages.Wrapped, micro: jax.stages.Lowered, arg
                       ) -> Accumulation:
     """:func:`accumulation` of ``micro`` (``jitted`` lowered on one micro-batch) and ``jitted``
     traced on the whole batch (``args``); ``"mean"`` where the step refuses the whole batch
-    (its own code may check the batch's shape)."""
+    (its own code may check the batch's shape).
+
+    Raises:
+      AutoShardingError: an output's shape depends on the batch size (per-example logits):
+        combined over the micro-batches it would come back with a micro-batch's shape.
+    """
     try:
         whole = lower_traced(jitted.trace(*args, **kwargs))
     except Exception as error:  # whatever the step's own code raises
         LOG.info("%s: traced on the whole batch it fails (%s: %s); its micro-batches' values are averaged",
                  function, type(error).__name__, error)
         return "mean"
+    for (path, small), large in zip(jax.tree_util.tree_flatten_with_path(micro.out_info)[0],
+                                    jax.tree.leaves(whole.out_info)):
+        if small.shape != large.shape:
+            raise AutoShardingError(
+                f"{function}: output{jax.tree_util.keystr(path)} has shape {list(small.shape)} on a micro-batch and "
+                f"{list(large.shape)} on the whole batch: micro-batches combine each output as the mean (or sum) "
+                "of theirs, which cannot rebuild a per-example output; return what the step computes over the "
+                "batch (a loss, a metric), or run it with num_micro_batches=1")
     return accumulation(micro, whole, batch_args, function)
 
 

@@ -19,6 +19,7 @@ import pytest
 from jax._src.lib.mlir import ir
 
 import alpa_mlir
+from alpa_mlir import AutoShardingError
 from alpa_mlir.accumulation import accumulation, step_accumulation
 from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
@@ -90,6 +91,19 @@ def test_a_step_that_refuses_the_whole_batch_averages():
     micro = lower_traced(jitted.trace(w, x[:4], y[:4]))
     assert step_accumulation(jitted, micro, (w, x, y), {}, (2, 3)) == "mean"
     assert step_accumulation(jax.jit(_step(LOSSES["sum"][0])), micro, (w, x, y), {}, (2, 3)) == "sum"
+
+
+def test_a_per_example_output_is_refused_not_averaged():
+    def step(w, x, y):
+        new, loss = _step(LOSSES["mean"][0])(w, x, y)
+        return new, loss, jnp.tanh(x @ w[0])
+
+    jitted = jax.jit(step)
+    w, x, y = _arguments(8)
+    micro = lower_traced(jitted.trace(w, x[:4], y[:4]))
+    with pytest.raises(AutoShardingError, match=r"step: output\[2\] has shape \[4, 16\] on a micro-batch and "
+                                                r"\[8, 16\] on the whole batch: .* num_micro_batches=1"):
+        step_accumulation(jitted, micro, (w, x, y), {}, (2, 3), "step")
 
 
 @pytest.mark.parametrize("gradient, expected", [(jax.grad, "mean"), (alpa_mlir.grad, "sum")])
