@@ -73,7 +73,7 @@ def _arguments(batch: int):
 
 
 @pytest.mark.parametrize("name", list(LOSSES))
-def test_a_step_is_a_sum_exactly_where_nothing_depends_on_the_batch_size(name):
+def test_micro_batches_add_up_where_the_loss_sums_over_examples(name):
     loss, expected = LOSSES[name]
     jitted = jax.jit(_step(loss))
     micro, whole = (lower_traced(jitted.trace(*_arguments(batch))) for batch in (4, 8))
