@@ -107,10 +107,16 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
         raise AutoShardingError(f"auto-sharding of {function} failed:\n  " + diagnostics_text(error)) from None
     except PipelineError as error:  # an option the method let through; a bug on our side
         raise AutoShardingError(f"auto-sharding of {function}: {error}") from None
+    warn_reported(reported, function, stacklevel)
+    return plans[-1].with_names(*names)
+
+
+def warn_reported(reported: list[tuple[ir.Location, str, str]], function: str, stacklevel: int) -> None:
+    """The passes' warnings (``run_pipeline``'s report) as :class:`AutoShardingWarning` s,
+    at ``stacklevel`` as the caller would give ``warnings.warn`` (the user's call)."""
     for location, severity, message in reported:
         if severity == "warning":
-            warnings.warn(f"{function}: {_where(location)}{message}", AutoShardingWarning, stacklevel=stacklevel)
-    return plans[-1].with_names(*names)
+            warnings.warn(f"{function}: {_where(location)}{message}", AutoShardingWarning, stacklevel=stacklevel + 1)
 
 
 def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches: int, batch_args: tuple[int, ...],

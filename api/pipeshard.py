@@ -65,7 +65,7 @@ from .passes.inter_op.stage_construction import StageConstructionPass
 from .passes.pipelines import ImportPipeline
 from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
-from .pipeline import AutoShardingError, diagnostics_text, host_callbacks, module_text, parse_lowered
+from .pipeline import AutoShardingError, diagnostics_text, host_callbacks, module_text, parse_lowered, warn_reported
 from .pipeshard_options import (  # noqa: F401 (alpa_mlir.pipeshard's API)
     AutoLayerOption,
     AutoStageOption,
@@ -226,8 +226,8 @@ class PipeshardParallel:
         pairs of training state (``signature.training_state``); ``accumulate``: how the
         micro-batches combine (:func:`~alpa_mlir.accumulation.accumulation`)."""
         layer = self.layer_option
-        layers = (LayerConstructionPass(layers=layer.layer_num, delta=layer.delta)
-                  if isinstance(layer, AutoLayerOption) else LayerConstructionPass())
+        layers = (LayerConstructionPass(**layer.pass_options()) if isinstance(layer, AutoLayerOption)
+                  else LayerConstructionPass())
         stage = self.stage_option
         options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
                                    "device_profile": self.device_profile, "state": state, "on_plan": on_plan}
@@ -423,12 +423,13 @@ class PipeshardFunction:
         """Run the compiler on ``module`` in place; the module's text and the stage plan."""
         plans: list[PipelinePlan] = []
         try:
-            run_pipeline(module, provide([ImportPipeline(),
-                                          *self.method.passes(hosts, per_host, plans.append, state, accumulate)]))
+            reported = run_pipeline(module, provide([ImportPipeline(), *self.method.passes(
+                hosts, per_host, plans.append, state, accumulate)]))
         except ir.MLIRError as error:
             raise AutoShardingError(f"pipelining {self._name} failed:\n  " + diagnostics_text(error)) from None
         except PipelineError as error:
             raise AutoShardingError(f"pipelining {self._name}: {error}") from None
+        warn_reported(reported, self._name, 5)  # from __call__ through _program, _compile and here
         return module_text(module), dataclasses.replace(plans[-1], schedule=self.method.pipeline_schedule)
 
     def _shared_compile(self, module: ir.Module, hosts: int, per_host: int, devices: Sequence[Any],

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .passes.inter_op.layer_clustering import DEFAULT_DELTA
 
 
 @dataclass(frozen=True)
 class AutoLayerOption:
-    """Cluster the forward pass into ``layer_num`` layers (Sec. 5.2's DP with tolerance ``delta``)."""
+    """Cluster the forward pass into ``layer_num`` layers (Sec. 5.2's DP with tolerance ``delta``).
+
+    ``delta=None``: :data:`DEFAULT_DELTA` (0.6, Alpa's), or where no clustering keeps to it
+    (a model of few, unequal ops), the least delta that admits one, with a warning; a delta
+    given is kept to, and an error says which would do."""
 
     layer_num: int
-    delta: float = DEFAULT_DELTA
+    delta: float | None = None
+
+    def pass_options(self) -> dict[str, Any]:
+        """The options of ``alpa-layer-construction`` that do this."""
+        return {"layers": self.layer_num, "delta": DEFAULT_DELTA if self.delta is None else self.delta,
+                "relax_delta": self.delta is None}
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,9 @@ from ..intra_op.rules import itemsize_of, iteration_space, shape_of
 from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators, equal_operator_layers
 from .training_step import StepGraph, TrainingStep, analyze_training_step
 
+# Added to the least delta a clustering needs, which its FLOP bound meets only up to rounding.
+RELAX_SLACK = 1e-6
+
 
 @register
 @dataclass(frozen=True)
@@ -49,7 +52,9 @@ class LayerConstructionPass(Pass):
 
     Errors: ``layers`` missing (0) without user boundaries; fewer forward ops than
     layers; a ``delta`` too small for any clustering (the message names the least
-    ``delta`` that works); a function that is not a training step.
+    ``delta`` that works; ``relax-delta`` clusters at that one instead, with a warning, as
+    ``PipeshardParallel``'s ``AutoLayerOption`` does where it is given no ``delta``); a
+    function that is not a training step.
     """
 
     name = "alpa-layer-construction"
@@ -58,6 +63,9 @@ class LayerConstructionPass(Pass):
         "help": "number of layers L (0: one layer per mark_pipeline_boundary segment)"})
     delta: float = field(default=DEFAULT_DELTA, metadata={
         "help": "a layer's FLOPs may exceed the mean by this fraction (Sec. 5.2's delta)"})
+    relax_delta: bool = field(default=False, metadata={
+        "help": "where no clustering meets delta, cluster at the least delta that admits one, with a warning "
+                "(not an error)"})
     clustering: Literal["dp", "equal-operator"] = field(default="dp", metadata={
         "help": "dp (Sec. 5.2) or equal-operator (the same number of forward ops per layer, Sec. 8.3's baseline)"})
 
@@ -99,18 +107,26 @@ class LayerConstructionPass(Pass):
             forward_layers = list(equal_operator_layers(len(forward), layers))
         else:
             flops = [op_flops(ops[i]) for i in forward]
+            values = _forward_values(graph, forward)
             try:
-                forward_layers = cluster_operators(flops, _forward_values(graph, forward), layers, delta=self.delta,
+                forward_layers = cluster_operators(flops, values, layers, delta=self.delta,
                                                    boundaries=boundaries).layer_of_op
             except ClusteringInfeasibleError as error:
                 heaviest = int(np.argmax(flops))
-                if flops[heaviest] > (1 + self.delta) * sum(flops) / layers:  # no cut can split one op
-                    diagnostics.error(ops[forward[heaviest]], f"layer construction: {error}: this op alone holds "
-                                      f"{flops[heaviest] / sum(flops):.0%} of the forward FLOPs (a lax.scan is one "
-                                      "op: unroll it, or ask for fewer layers)")
-                else:
-                    diagnostics.error(main, f"layer construction: {error}")
-                return
+                alone = flops[heaviest] > (1 + self.delta) * sum(flops) / layers  # no cut can split one op
+                where = ops[forward[heaviest]] if alone else main
+                hint = (f": this op alone holds {flops[heaviest] / sum(flops):.0%} of the forward FLOPs (a lax.scan "
+                        "is one op: unroll it, or ask for fewer layers)") if alone else ""
+                if not (self.relax_delta and math.isfinite(error.required_delta)):
+                    diagnostics.error(where, f"layer construction: {error}{hint}")
+                    return
+                relaxed = error.required_delta + RELAX_SLACK
+                forward_layers = cluster_operators(flops, values, layers, delta=relaxed,
+                                                   boundaries=boundaries).layer_of_op
+                diagnostics.warning(where, f"layer construction: no clustering of {len(forward)} forward ops into "
+                                           f"{layers} layers keeps every layer's FLOPs <= (1 + delta) * average at "
+                                           f"delta = {self.delta} (Sec. 5.2); clustered at delta = {relaxed:.4g}, the "
+                                           f"least that does{hint}")
         layer = assign_layers(graph, step, dict(zip(forward, forward_layers)))
         i64 = ir.IntegerType.get_signless(64, module.context)
         for op, phase, number in zip(ops, step.phase, layer):

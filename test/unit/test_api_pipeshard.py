@@ -20,7 +20,7 @@ import pytest
 from flax.training import train_state
 from transformers import FlaxGPT2LMHeadModel, GPT2Config
 
-from alpa_mlir import AutoShardingError, PlanError, parallelize
+from alpa_mlir import AutoShardingError, AutoShardingWarning, PlanError, parallelize
 from alpa_mlir.dialect.schedule_ops import Accumulate, Apply, Move, Run, Send
 from alpa_mlir.models import GPTConfig, MLPConfig, MoEConfig, build
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
@@ -408,3 +408,31 @@ def test_stage_costs_assume_the_local_device_profile_unless_told_otherwise(tmp_p
     assert stage_pass(PipeshardParallel()).device_profile == "local"
     assert stage_pass(PipeshardParallel(device_profile="")).device_profile == ""
     assert stage_pass(PipeshardParallel(stage_option=ManualStageOption((1,), ((1, 8),)))).device_profile == "local"
+
+
+def test_a_default_delta_no_clustering_keeps_to_is_relaxed_with_a_warning():
+    """Three dense layers of unequal FLOPs (16 -> 64 -> 64 -> 8): no cut into 2 layers keeps
+    each within 1.6x of the mean. Without a delta the least that admits one (0.618) is used,
+    and said; a delta given is kept to, and the error names the one that would do."""
+    sizes = (16, 64, 64, 8)
+    keys = jax.random.split(jax.random.key(0), len(sizes))
+    params = [jax.random.normal(k, (a, b)) / np.sqrt(a) for k, a, b in zip(keys, sizes, sizes[1:])]
+    x = jax.random.normal(keys[-1], (32, sizes[0]))
+
+    def step(params, x):
+        def loss(params):
+            h = x
+            for w in params:
+                h = jax.nn.relu(h @ w)
+            return (h ** 2).mean()
+        return [w - 0.1 * g for w, g in zip(params, jax.grad(loss)(params))]
+
+    def method(**layer):
+        return PipeshardParallel(num_micro_batches=2, layer_option=AutoLayerOption(layer_num=2, **layer),
+                                 stage_option=UniformStageOption(num_stages=2), device_profile="")
+
+    with pytest.warns(AutoShardingWarning, match=r"at delta = 0\.6 \(Sec\. 5\.2\); clustered at delta = 0\.6\d+, "
+                                                 "the least that does"):
+        assert_trees_close(parallelize(step, method=method())(params, x), jax.jit(step)(params, x))
+    with pytest.raises(AutoShardingError, match=r"at delta = 0\.6 \(Sec\. 5\.2\); it needs delta >= 0\.6"):
+        parallelize(step, method=method(delta=0.6))(params, x)

@@ -1,5 +1,14 @@
 // RUN: alpa-opt %s --split-input-file --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2})' | FileCheck %s
 // RUN: alpa-opt %s --split-input-file --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2 clustering=equal-operator})' | FileCheck %s --check-prefix=EQOP
+// RUN: alpa-opt %s --split-input-file --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2 delta=0 relax-delta})' 2>&1 | FileCheck %s --check-prefix=RELAX
+
+// At delta=0 no clustering of the first step into 2 layers exists (its layers' FLOPs
+// differ); relax-delta clusters it at the least delta that admits one, with a warning
+// rather than an error: the same layers as at the default delta.
+// RELAX: layer_construction.mlir:{{[0-9]+}}:3: warning: layer construction: no clustering of 8 forward ops into 2 layers keeps every layer's FLOPs <= (1 + delta) * average at delta = 0.0 (Sec. 5.2); clustered at delta = 0.01469, the least that does
+// RELAX-LABEL: func.func public @main
+// RELAX: stablehlo.dot_general %arg2, %arg0, {{.*}} {alpa.layer = 0 : i64, alpa.phase = "forward"}
+// RELAX: stablehlo.dot_general {{.*}}, %arg1, {{.*}} {alpa.layer = 1 : i64, alpa.phase = "forward"}
 
 // Two matmul layers with SGD, as jax.jit lowers them without locations (the dataflow
 // rule finds the parts): each forward matmul is a layer; the backward matmuls join
