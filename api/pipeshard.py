@@ -114,8 +114,9 @@ class PipeshardParallel:
       stage_option: how layers become stages on submeshes.
       pipeline_schedule: ``1f1b`` (at most S - i micro-batches in flight on stage i),
         ``gpipe`` (all forwards, then all backwards), ``interleaved-1f1b`` (v stages per mesh,
-        stage k on mesh k mod S: a bubble 1/v as long, more activations in flight) or
-        ``inference`` for forward-only steps.
+        stage k on mesh k mod S: a bubble 1/v as long, more activations in flight). (Forward-only
+        steps are not planned by the API: ``alpa-pipeline-schedule{schedule=inference}`` schedules
+        modules whose stages are outlined otherwise.)
       virtual_stages: v under ``interleaved-1f1b``: the stage DP (``AutoStageOption``) gives each
         of S meshes a multiple of v layers and minimises interleaved 1F1B's Eq. 2 over S that
         divide B; or ``UniformStageOption(num_stages=S v)``, or a ``ManualStageOption`` of S v
@@ -148,7 +149,7 @@ class PipeshardParallel:
     num_micro_batches: int = 1
     layer_option: AutoLayerOption | ManualLayerOption = field(default_factory=ManualLayerOption)
     stage_option: StageOption = field(default_factory=AutoStageOption)
-    pipeline_schedule: Literal["1f1b", "gpipe", "interleaved-1f1b", "inference"] = "1f1b"
+    pipeline_schedule: Literal["1f1b", "gpipe", "interleaved-1f1b"] = "1f1b"
     virtual_stages: int = 1
     cluster_shape: tuple[int, int] | None = None
     devices: tuple[Any, ...] | None = None
@@ -169,9 +170,14 @@ class PipeshardParallel:
         if not isinstance(self.stage_option, (AutoStageOption, UniformStageOption, ManualStageOption)):
             raise ValueError("PipeshardParallel option 'stage_option' must be AutoStageOption, UniformStageOption "
                              f"or ManualStageOption; got {self.stage_option!r}")
-        if self.pipeline_schedule not in ("1f1b", "gpipe", "interleaved-1f1b", "inference"):
-            raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe', "
-                             f"'interleaved-1f1b' or 'inference'; got {self.pipeline_schedule!r}")
+        if self.pipeline_schedule == "inference":
+            raise ValueError("PipeshardParallel option 'pipeline_schedule': 'inference' is not planned by the API: "
+                             "its layer and stage construction take training steps (a loss and its gradients), and "
+                             "a forward-only step's per-example outputs would come back averaged over micro-batches; "
+                             "use ShardParallel for a forward-only step")
+        if self.pipeline_schedule not in ("1f1b", "gpipe", "interleaved-1f1b"):
+            raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe' or "
+                             f"'interleaved-1f1b'; got {self.pipeline_schedule!r}")
         self._check_virtual_stages()
         timeout = self.instruction_timeout
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0):
