@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import jax
@@ -44,32 +45,48 @@ LOG = logging.getLogger(__name__)
 _VIEWS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.convert", "stablehlo.reshape"})
 
 
-def step_accumulation(jitted: jax.stages.Wrapped, micro: jax.stages.Lowered, args: Sequence[Any],
-                      kwargs: dict[str, Any], batch_args: Sequence[int], function: str = "the function"
-                      ) -> Accumulation:
+@dataclass(frozen=True)
+class MicroBatching:
+    """How a micro-batched step's outputs come together: the mean or the sum of the
+    micro-batches' values (``accumulate``), but for the flat outputs ``concatenated``, which
+    are per-example (their leading dimension the batch's): the micro-batches' copies joined."""
+
+    accumulate: Accumulation = "mean"
+    concatenated: tuple[int, ...] = ()
+
+
+def micro_batching(jitted: jax.stages.Wrapped, micro: jax.stages.Lowered, args: Sequence[Any],
+                   kwargs: dict[str, Any], batch_args: Sequence[int], num_micro_batches: int,
+                   function: str = "the function") -> MicroBatching:
     """:func:`accumulation` of ``micro`` (``jitted`` lowered on one micro-batch) and ``jitted``
-    traced on the whole batch (``args``); ``"mean"`` where the step refuses the whole batch
-    (its own code may check the batch's shape).
+    traced on the whole batch (``args``), and the outputs whose leading dimension is
+    ``num_micro_batches`` times as long there; the mean and nothing joined where the step
+    refuses the whole batch (its own code may check the batch's shape).
 
     Raises:
-      AutoShardingError: an output's shape depends on the batch size (per-example logits):
-        combined over the micro-batches it would come back with a micro-batch's shape.
+      AutoShardingError: an output's shape depends on the batch size otherwise (the
+        batch in a later dimension, a shape computed from the batch size).
     """
     try:
         whole = lower_traced(jitted.trace(*args, **kwargs))
     except Exception as error:  # whatever the step's own code raises
         LOG.info("%s: traced on the whole batch it fails (%s: %s); its micro-batches' values are averaged",
                  function, type(error).__name__, error)
-        return "mean"
-    for (path, small), large in zip(jax.tree_util.tree_flatten_with_path(micro.out_info)[0],
-                                    jax.tree.leaves(whole.out_info)):
-        if small.shape != large.shape:
-            raise AutoShardingError(
-                f"{function}: output{jax.tree_util.keystr(path)} has shape {list(small.shape)} on a micro-batch and "
-                f"{list(large.shape)} on the whole batch: micro-batches combine each output as the mean (or sum) "
-                "of theirs, which cannot rebuild a per-example output; return what the step computes over the "
-                "batch (a loss, a metric), or run it with num_micro_batches=1")
-    return accumulation(micro, whole, batch_args, function)
+        return MicroBatching()
+    concatenated = []
+    for k, ((path, small), large) in enumerate(zip(jax.tree_util.tree_flatten_with_path(micro.out_info)[0],
+                                                   jax.tree.leaves(whole.out_info))):
+        if small.shape == large.shape:
+            continue
+        if small.shape and large.shape == (small.shape[0] * num_micro_batches, *small.shape[1:]):
+            concatenated.append(k)
+            continue
+        raise AutoShardingError(
+            f"{function}: output{jax.tree_util.keystr(path)} has shape {list(small.shape)} on a micro-batch and "
+            f"{list(large.shape)} on the whole batch: micro-batches join an output along its leading dimension "
+            "(per-example values) or combine it as the mean (or sum) of theirs, neither of which rebuilds this "
+            "one; return it batch-major, or run the step with num_micro_batches=1")
+    return MicroBatching(accumulation(micro, whole, batch_args, function), tuple(concatenated))
 
 
 def accumulation(micro: jax.stages.Lowered, whole: jax.stages.Lowered, batch_args: Sequence[int],

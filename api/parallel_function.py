@@ -19,7 +19,7 @@ import jax
 import numpy as np
 from jax._src.lib.mlir import ir
 
-from .accumulation import step_accumulation
+from .accumulation import micro_batching
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
 from .lowering.spmd import compile_module, read_signature
@@ -208,8 +208,9 @@ class ParallelizedFunction:
         batch_leaves = self._batch_leaves(signature, static, batch, len(args))
         plan = plan_module(module, self.method, mesh, batch_leaves, self._name, pinned, state=state)
         if micro_batches > 1:
-            accumulate = step_accumulation(self._jitted, lowered, full_args, kwargs, batch_leaves, self._name)
-            accumulate_gradients(module, mesh, micro_batches, batch_leaves, accumulate, self._name)
+            batching = micro_batching(self._jitted, lowered, full_args, kwargs, batch_leaves, micro_batches, self._name)
+            accumulate_gradients(module, mesh, micro_batches, batch_leaves, batching.accumulate, batching.concatenated,
+                                 self._name)
         return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated, weak,
                        host_callbacks(lowered))
 

@@ -120,19 +120,21 @@ def warn_reported(reported: list[tuple[ir.Location, str, str]], function: str, s
 
 
 def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches: int, batch_args: tuple[int, ...],
-                         accumulate: Accumulation = "mean", function: str = "the function") -> None:
+                         accumulate: Accumulation = "mean", concat_results: tuple[int, ...] = (),
+                         function: str = "the function") -> None:
     """Turn a module planned for one micro-batch into the accumulation step over ``num_micro_batches``.
 
     Runs ``alpa-export-sdy`` then ``alpa-accumulate-gradients`` on the output of
     :func:`plan_module`; the batch arguments (flat numbers ``batch_args``) grow to the
-    whole batch; ``accumulate``: the micro-batches' mean or sum (:mod:`.accumulation`).
+    whole batch; ``accumulate``: the micro-batches' mean or sum, ``concat_results``: the
+    per-example results, joined (:mod:`.accumulation`).
 
     Raises:
       AutoShardingError: the step cannot be accumulated; the message says why.
     """
     passes = [ExportSdyPass(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names),
               AccumulateGradientsPass(num_micro_batches=num_micro_batches, batch_args=batch_args,
-                                      accumulate=accumulate)]
+                                      accumulate=accumulate, concat_results=concat_results)]
     try:
         run_pipeline(module, passes)
     except ir.MLIRError as error:

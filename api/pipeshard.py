@@ -13,10 +13,9 @@ every stage part compiled by XLA's SPMD partitioner for its own mesh, the
 micro-batches pipelined, gradients accumulated and applied once per step.
 
 Accumulated values (what forward and backward give the apply-gradient part, and the
-step's outputs they produce, such as the loss) are the mean over micro-batches, which
-is the full batch's value when the loss is a mean over examples (the usual case), or,
-where nothing in the step depends on the batch size (a loss summed over examples), their
-sum (:mod:`alpa_mlir.accumulation`; Alpa takes the mean, 1/B of such a loss).
+step's outputs they produce, such as the loss) are the mean over micro-batches, the
+batch's value for a loss averaged over examples, or their sum for a loss summed over
+examples (Alpa takes the mean); per-example outputs are joined (:mod:`alpa_mlir.accumulation`).
 
 **Several processes** (one per host, after ``alpa_mlir.runtime.distributed.initialize()``;
 ``python -m alpa_mlir.runtime.launch`` starts them): every process calls the step with
@@ -54,7 +53,7 @@ from typing import Any, Literal
 import jax
 from jax._src.lib.mlir import ir
 
-from .accumulation import step_accumulation
+from .accumulation import MicroBatching, micro_batching
 from .dialect.context import make_context
 from .dialect.names import Accumulation
 from .host_values import to_host  # noqa: F401 (alpa_mlir.pipeshard.to_host)
@@ -172,9 +171,8 @@ class PipeshardParallel:
                              f"or ManualStageOption; got {self.stage_option!r}")
         if self.pipeline_schedule == "inference":
             raise ValueError("PipeshardParallel option 'pipeline_schedule': 'inference' is not planned by the API: "
-                             "its layer and stage construction take training steps (a loss and its gradients), and "
-                             "a forward-only step's per-example outputs would come back averaged over micro-batches; "
-                             "use ShardParallel for a forward-only step")
+                             "its layer and stage construction take training steps (a loss and its gradients); use "
+                             "ShardParallel for a forward-only step")
         if self.pipeline_schedule not in ("1f1b", "gpipe", "interleaved-1f1b"):
             raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe' or "
                              f"'interleaved-1f1b'; got {self.pipeline_schedule!r}")
@@ -385,6 +383,8 @@ class PipeshardFunction:
         state = training_state(lowered, [dynamic.index(i) for i in batch_positions if i in dynamic])
         hosts, per_host = method.cluster()
         devices = method.device_list()
+        batching = MicroBatching() if method.num_micro_batches == 1 else \
+            micro_batching(self._jitted, lowered, args, kwargs, batch_leaves, method.num_micro_batches, self._name)
         if self._saved is not None:
             plan, text = self._saved.plan, self._saved.module_text
             if plan.cluster != (hosts, per_host):
@@ -393,18 +393,15 @@ class PipeshardFunction:
             saved = ir.Module.parse(text, context=make_context())
             check_same_signature(saved, module, signature.leaf_names, f"the plan{_saved_for(self._saved)}")
             module = saved
+        elif len({d.process_index for d in devices}) > 1:
+            text, plan = self._shared_compile(module, hosts, per_host, devices, state, batching.accumulate)
+            module = ir.Module.parse(text, context=make_context())
         else:
-            accumulate = "mean" if method.num_micro_batches == 1 else \
-                step_accumulation(self._jitted, lowered, args, kwargs, batch_leaves, self._name)
-            if len({d.process_index for d in devices}) > 1:
-                text, plan = self._shared_compile(module, hosts, per_host, devices, state, accumulate)
-                module = ir.Module.parse(text, context=make_context())
-            else:
-                text, plan = self._run_passes(module, hosts, per_host, state, accumulate)
+            text, plan = self._run_passes(module, hosts, per_host, state, batching.accumulate)
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
                                          method.instruction_timeout, self._donated(signature), host_callbacks(lowered),
-                                         method.concurrent_meshes)
+                                         method.concurrent_meshes, batching.concatenated)
         seconds = time.perf_counter() - start
         plan = dataclasses.replace(plan, step=self._predicted_step(executable, plan))
         LOG.info("%s: %d stages, predicted %.3g s per step (Eq. 2; %s as this runtime runs it); compiled %d stage "

@@ -79,6 +79,7 @@ from jax.sharding import NamedSharding
 from ..dialect.annotations import MHLO_SHARDING, funcs, get_value_attrs, value_types
 from ..dialect.jax_interop import aval_of, spec_from_partition_spec, spec_to_partition_spec
 from ..dialect.mesh import DeviceMesh
+from ..dialect.names import APPLY
 from ..dialect.schedule_ops import Accumulate, AllGather, Apply, Free, Instruction, Move, Recv, Run, Send, describe
 from ..dialect.sharding import ShardingError, ShardingSpec
 from ..lowering.spmd import SharedCompiles, compile_module
@@ -88,6 +89,7 @@ from ..plans.schedules import analyse, interleave, is_argument, reusable_argumen
 from ..plans.step_reader import accumulation, read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable, compile_at_once
 from .mesh_threads import run_streams, split_order
+from .step_values import StepValues, host_batch
 from .transfer import CrossMeshTransfer
 from .watchdog import Watchdog
 
@@ -146,12 +148,15 @@ class PipeshardExecutable:
         process (where every program is waited for, see above), not elsewhere (programs are
         only dispatched, so the meshes already run at once). Kept as the attribute
         ``concurrent_meshes``, which may be changed between calls.
+      concatenated: flat result numbers of ``@main`` that are per-example (their leading
+        dimension the micro-batch): the call returns the micro-batches' copies joined along
+        it, the whole batch's, rather than their mean or sum.
     """
 
     def __init__(self, module: ir.Module, num_micro_batches: int, batch_args: Sequence[int],
                  devices: Sequence[jax.Device] | None = None, instruction_timeout: float | None = None,
                  donated_args: Sequence[int] = (), host_callbacks: Sequence[Callable] = (),
-                 concurrent_meshes: bool | None = None) -> None:
+                 concurrent_meshes: bool | None = None, concatenated: Sequence[int] = ()) -> None:
         self.devices = tuple(devices if devices is not None else jax.devices())
         self.num_micro_batches = num_micro_batches
         self.batch_args = frozenset(batch_args)
@@ -172,6 +177,14 @@ class PipeshardExecutable:
                 raise ValueError(f"@mesh{k}_schedule is for {stream.num_micro_batches} micro-batches, not "
                                  f"{num_micro_batches}")
         self.accumulate = accumulation(streams)
+        self._concatenated = frozenset(self.program.returned[k] for k in concatenated
+                                       if not is_argument(self.program.returned[k]))  # an argument is whole already
+        applied = {n: c.callee for c in self.program.calls if c.kind == APPLY for n in (*c.operands, *c.results)}
+        for k in concatenated:
+            if self.program.returned[k] in applied:
+                raise ValueError(f"result {k} is per-example, but {applied[self.program.returned[k]]}, which runs "
+                                 "once on the micro-batches' combined values, computes or reads it: compute it in "
+                                 "the forward pass (return it from the loss function, has_aux=True)")
         # Every process walks the same order; run it once here (it also rejects a deadlock).
         self.order = list(interleave(self.flow, {k: s.instructions for k, s in streams.items()}))
         self.meshes = {k: self._devices_of(s.mesh) for k, s in streams.items()}
@@ -194,7 +207,8 @@ class PipeshardExecutable:
         self._carriers: dict[tuple, CrossMeshTransfer] = {}  # transfers of arguments between meshes
         self._placements: dict[str, Placement] = {}
         self._producers = {name: call for call in self.program.calls for name in call.results}
-        accumulated = {i.values for k, i in self.order if isinstance(i, Accumulate) and self.holds(k)}
+        accumulated = {tuple(n for n in i.values if n not in self._concatenated) for k, i in self.order
+                       if isinstance(i, Accumulate) and self.holds(k)} - {()}
         self.shared = SharedCompiles()  # equal stages on meshes of one size compile once
         compiled = compile_at_once(  # the transfers' and accumulations' programs too, rather than in the first step
             {callee: functools.partial(compile_module, text, self._devices_of(mesh), self.devices, host_callbacks,
@@ -280,7 +294,7 @@ class PipeshardExecutable:
     def __call__(self, *args: Any) -> list[jax.Array]:
         if len(args) != self.num_args:
             raise TypeError(f"expected {self.num_args} positional arguments, got {len(args)}")
-        step = _StepValues(args, self._split_batch(args))
+        step = StepValues(args, self._split_batch(args), self._concatenated)
         if self.instruction_timeout and self._watchdog is None:
             self._watchdog = Watchdog(self.instruction_timeout, self.where)
         try:
@@ -294,7 +308,7 @@ class PipeshardExecutable:
             if self._watchdog is not None:
                 self._watchdog.watch(None)
 
-    def _execute(self, step: _StepValues, k: int, instruction: Instruction, index: int) -> None:
+    def _execute(self, step: StepValues, k: int, instruction: Instruction, index: int) -> None:
         """Execute instruction ``index`` of the order, ``instruction`` of mesh ``k``, on ``step``'s values."""
         match instruction:
             case Run() | Apply():
@@ -328,14 +342,9 @@ class PipeshardExecutable:
             case Recv() | AllGather():
                 pass  # done by the send: one collective program for both sides
             case Accumulate(values, m) if self.holds(k):
-                first = values[0] not in step.sums
-                step.sums.update(zip(values, self._accumulations[values, first](
-                    tuple(None if first else step.sums[n] for n in values), tuple(step.store[n, m] for n in values))))
+                step.accumulate(values, m, lambda names, first: self._accumulations[names, first])
             case Free(values, m) if self.holds(k):
-                for name in values:
-                    step.store.pop((name, m), None)
-                    if m is None:
-                        step.sums.pop(name, None)
+                step.free(values, m)
 
     @contextlib.contextmanager
     def _at(self, mesh: int, instruction: Instruction | str, index: int) -> Iterator[None]:
@@ -389,6 +398,8 @@ class PipeshardExecutable:
         if is_argument(name):
             return read(name, None, -1)
         placement = self.result_placement(name)
+        if name in self._concatenated:  # every micro-batch's rows
+            placement = replace(placement, shape=(placement.shape[0] * self.num_micro_batches, *placement.shape[1:]))
         producer = self._producers.get(name)
         home = self.flow.mesh_of[producer.stage] if producer else \
             next(t.dst_mesh for t in self.flow.transfers.values() if t.result == name)
@@ -415,7 +426,7 @@ class PipeshardExecutable:
         self._wait(out)
         return out
 
-    def _place_arguments(self, callee: str, operands: Sequence[str], step: _StepValues, mesh: int,
+    def _place_arguments(self, callee: str, operands: Sequence[str], step: StepValues, mesh: int,
                          index: int) -> None:
         """Make the arguments that ``callee`` (on ``mesh``) reads available there, once per step.
 
@@ -453,7 +464,7 @@ class PipeshardExecutable:
         for number in sorted(self.batch_args):
             value = args[number]
             if self.multi_controller:
-                value = _host_batch(number, value)
+                value = host_batch(number, value)
             size = np.shape(value)[0] if np.ndim(value) else 0
             if size % self.num_micro_batches or size == 0:
                 raise ValueError(f"batch argument {number} has leading dimension {size}, which does not divide "
@@ -461,36 +472,6 @@ class PipeshardExecutable:
             step = size // self.num_micro_batches
             micro[number] = [value[m * step:(m + 1) * step] for m in range(self.num_micro_batches)]
         return micro
-
-
-class _StepValues:
-    """One call's values: its arguments, their micro-batches, what the instructions made so far."""
-
-    def __init__(self, args: Sequence[Any], micro: dict[int, list[Any]]) -> None:
-        self.args, self.micro = args, micro
-        self.store: dict[tuple[str, int | None], Any] = {}
-        self.sums: dict[str, Any] = {}  # accumulated values: the mean (or sum) over the micro-batches so far
-        self.placed: dict[tuple[int, int], Any] = {}  # (argument, mesh) -> the argument as that mesh takes it
-
-    def read(self, name: str, m: int | None, mesh: int) -> Any:
-        """Value ``name`` of micro-batch ``m`` (``None``: step-level) as mesh ``mesh`` reads it."""
-        if is_argument(name):
-            number = int(name[3:])
-            if number in self.micro and m is not None:
-                return self.micro[number][m]
-            return self.placed.get((number, mesh), self.args[number])
-        return self.sums[name] if m is None and name in self.sums else self.store[name, m]
-
-
-def _host_batch(number: int, value: Any) -> Any:
-    """A batch argument as this process's host value (each process cuts its own micro-batches)."""
-    if not isinstance(value, jax.Array) or not value.committed:
-        return np.asarray(value)
-    if value.is_fully_replicated and value.addressable_shards:
-        return np.asarray(value.addressable_data(0))
-    raise ValueError(f"batch argument {number} is a global array sharded over devices "
-                     f"{sorted(d.id for d in value.sharding.device_set)}; with several processes pass the batch as "
-                     "a host value (numpy), the same on every process, or fully replicated")
 
 
 def _plan_on_devices(plan: ReshardPlan, ids: dict[int, int]) -> ReshardPlan:

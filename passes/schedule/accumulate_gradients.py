@@ -47,7 +47,8 @@ class AccumulateGradientsPass(Pass):
 
     Micro-batch ``m`` holds examples ``m, m + B, m + 2B, ...``: the batch is viewed as
     ``[b, B, ...]`` and sliced on the second dimension, so every device slices the rows
-    it holds and the loop moves no batch data. Any equal split gives the same mean.
+    it holds and the loop moves no batch data. A per-example result (``concat-results``)
+    goes back the same way: rows ``[:, m]`` of a ``[b, B, ...]`` buffer, returned whole.
 
     **One gradient reduction per step.** Where a ``dot_general`` or a summing
     ``reduce`` contracts the batch, split over mesh axes ``U`` (the axes of every batch
@@ -93,6 +94,9 @@ class AccumulateGradientsPass(Pass):
     accumulate: Accumulation = field(default="mean", metadata={
         "help": "how the micro-batches' accumulated values (gradients, a loss) combine: mean (a loss averaged over "
                 "examples) or sum (a loss summed over examples)"})
+    concat_results: tuple[int, ...] = field(default=(), metadata={
+        "help": "results of @main that are per-example (their leading dimension the micro-batch): the micro-batches' "
+                "copies joined in the batch's order, not combined"})
 
     def __post_init__(self) -> None:
         if self.num_micro_batches < 1:
@@ -104,7 +108,7 @@ class AccumulateGradientsPass(Pass):
             return
         main = find_main(module)
         try:
-            step = _Step(module, main, self.batch_args)
+            step = _Step(module, main, self.batch_args, self.concat_results)
         except _StepError as error:
             diagnostics.error(error.where or main, f"gradient accumulation: {error}")
             return
@@ -121,7 +125,8 @@ class _StepError(ValueError):
 class _Step:
     """``@main`` split into the ops that run before the loop, in it, and after it (apply)."""
 
-    def __init__(self, module: ir.Operation, main: ir.Operation, batch_args: tuple[int, ...]) -> None:
+    def __init__(self, module: ir.Operation, main: ir.Operation, batch_args: tuple[int, ...],
+                 concat_results: tuple[int, ...] = ()) -> None:
         self.main = main
         block = main.regions[0].blocks[0]
         ops = [op.operation for op in block.operations]
@@ -158,11 +163,24 @@ class _Step:
             else:
                 self.before.append(op)
         looped = {r for op in self.loop for r in op.results}
+        bad = [k for k in concat_results if k >= len(self.ret.operands)]
+        if bad:
+            raise _StepError(f"concatenated results {bad} are out of range: @main has {len(self.ret.operands)}", main)
+        # Per-example results: each micro-batch's rows, joined after the loop; a batch argument is whole already.
+        self.stacked = [(k, v) for k, v in enumerate(self.ret.operands) if k in concat_results and v in looped]
+        self.whole = [(k, v) for k, v in enumerate(self.ret.operands) if k in concat_results and v in self.batch]
+        joined, per_example = {v for _, v in self.stacked}, {self.ret.operands[k] for k in concat_results}
+        for op in self.apply:
+            if any(v in per_example for v in (*_inputs(op), *op.results)):
+                raise _StepError("a per-example result is computed or read after the gradients, once on the "
+                                 "micro-batches' combined values: compute it in the forward pass (return it from "
+                                 "the loss function, has_aux=True)", op)
         later = [*self.apply, self.ret]
-        self.crossing = [v for v in _ordered(v for op in later for v in _inputs(op)) if v in looped]
+        self.crossing = [v for v in _ordered(v for op in later for v in _inputs(op)) if v in looped and v not in joined]
         batch = set(self.batch)
-        for op in later:
-            if any(v in batch for v in _inputs(op)):
+        returned = [v for k, v in enumerate(self.ret.operands) if k not in concat_results]  # joined: whole
+        for op, reads in [*((op, _inputs(op)) for op in self.apply), (self.ret, returned)]:
+            if any(v in batch for v in reads):
                 raise _StepError("the apply-gradient part reads a batch argument itself; only values computed "
                                  "from the batch before the gradients can be averaged over micro-batches", op)
         for value in self.crossing:
@@ -321,9 +339,10 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
     for value in step.batch:
         shape = ir.RankedTensorType(value.type)
         value.set_type(ir.RankedTensorType.get([shape.shape[0] * count, *shape.shape[1:]], shape.element_type))
-    results = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value).results
-    main.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get([a.type for a in block.arguments], results))
+    # Per-example results: micro-batch i's rows go to [:, i] of a [b, B, ...] buffer, as
+    # the batch's rows i, i + B, ... are micro-batch i's.
+    stacked = [(k, value, _strided(mesh, _dim_axes(step.sharding(value))), _whole_type(value, count, split=True))
+               for k, value in step.stacked]
 
     anchor = step.apply[0] if step.apply else step.ret
     for op in step.before:
@@ -336,10 +355,12 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         zero = _constant(counter_type, 0, replicated)
         initial = [_constraint(_constant(v.type, 0.0, _tensor_sharding(mesh, [[]] * ir.RankedTensorType(v.type).rank)),
                                sharding) for v, sharding in zip(step.crossing, accumulated)]
+        buffers = [_constant(buffer, 0, sharding) for _, _, sharding, buffer in stacked]
+        types = [counter_type, *(v.type for v in step.crossing), *(buffer for *_, buffer in stacked)]
         loop = ir.Operation.create(
-            "stablehlo.while", results=[counter_type, *(v.type for v in step.crossing)], operands=[zero, *initial],
-            attributes={SDY_SHARDING: _per_value([replicated, *accumulated])}, regions=2)
-    types = [counter_type, *(v.type for v in step.crossing)]
+            "stablehlo.while", results=types, operands=[zero, *initial, *buffers],
+            attributes={SDY_SHARDING: _per_value([replicated, *accumulated, *(s for _, _, s, _ in stacked)])},
+            regions=2)
     cond = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond):
         less = ir.Operation.create(
@@ -357,13 +378,17 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         for value in step.batch:
             micro, view = _micro_batch(value, body.arguments[0], count, mesh, _dim_axes(step.sharding(value)))
             value.replace_all_uses_except(micro, view)
+    for k, value in step.whole:  # returned as given
+        step.ret.operands[k] = value
     with ir.InsertionPoint(terminator):
         sums = [_binary("stablehlo.add", acc, value, sharding)
                 for acc, value, sharding in zip(body.arguments[1:], step.crossing, accumulated)]
         sums = [_constraint(total, sharding) if value in partial else total
                 for total, value, sharding in zip(sums, step.crossing, accumulated)]
+        joined = [_put_rows(buffer, value, body.arguments[0], sharding, mesh)
+                  for buffer, (_, value, sharding, _) in zip(list(body.arguments)[1 + len(step.crossing):], stacked)]
         next_counter = _binary("stablehlo.add", body.arguments[0], _constant(counter_type, 1, replicated), replicated)
-        ir.Operation.create("stablehlo.return", operands=[next_counter, *sums])
+        ir.Operation.create("stablehlo.return", operands=[next_counter, *sums, *joined])
     terminator.erase()
     with ir.InsertionPoint(anchor):
         for value, total, sharding in zip(step.crossing, list(loop.results)[1:], accumulated):
@@ -375,15 +400,27 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
             for op in [*step.apply, step.ret]:
                 for nested in walk(op):
                     nested.replace_uses_of_with(value, total)
+        for (k, value, _, _), rows in zip(stacked, list(loop.results)[1 + len(step.crossing):]):
+            step.ret.operands[k] = ir.Operation.create(
+                "stablehlo.reshape", results=[_whole_type(value, count)], operands=[rows],
+                attributes={SDY_SHARDING: _per_value([step.sharding(value)])}).result
+    main.attributes["function_type"] = ir.TypeAttr.get(
+        ir.FunctionType.get([a.type for a in block.arguments], [v.type for v in step.ret.operands]))
     _mark_unreduced(step, partial, unreduced)
 
 
 def _mark_unreduced(step: _Step, partial: set[ir.Value], unreduced) -> None:
     """Give every partial sum its unreduced sharding, on the op and in a constraint after it;
-    a host callback (``jax.debug.print`` of the loss) reads it reduced, in its planned sharding."""
+    a host callback (``jax.debug.print`` of the loss) reads it reduced, in its planned sharding.
+    An op that starts one gets its operands' planned shardings as constraints: propagation may
+    else shard the contracted dimensions over more axes (and Shardy abort the process)."""
     for op in step.loop:
         if not any(r in partial for r in op.results):
             continue
+        if not any(v in partial for v in op.operands):
+            for number, operand in enumerate(list(op.operands)[:1 if op.name == "stablehlo.reduce" else 2]):
+                with ir.InsertionPoint(op):
+                    op.operands[number] = _constraint(operand, step.sharding(operand))
         planned = list(sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)
         shardings = [unreduced(s) if r in partial else s for r, s in zip(op.results, planned)]
         op.attributes[SDY_SHARDING] = _per_value(shardings)
@@ -419,13 +456,35 @@ def _binary(kind: str, lhs: ir.Value, rhs: ir.Value, sharding: ir.Attribute) -> 
                                attributes={SDY_SHARDING: _per_value([sharding])}).result
 
 
+def _strided(mesh: str, dims: list[list[str]]) -> ir.Attribute:
+    """The sharding of a ``[b, ...]`` value's ``[b, B, ...]`` view: the micro-batch dimension whole."""
+    return _tensor_sharding(mesh, [dims[0], [], *dims[1:]])
+
+
+def _whole_type(value: ir.Value, count: int, split: bool = False) -> ir.Type:
+    """``value``'s type ``[b, ...]`` for ``count`` micro-batches: ``[b * count, ...]`` (or ``[b, count, ...]``)."""
+    rows, *rest = (tensor := ir.RankedTensorType(value.type)).shape
+    return ir.RankedTensorType.get([rows, count, *rest] if split else [rows * count, *rest], tensor.element_type)
+
+
+def _put_rows(buffer: ir.Value, value: ir.Value, index: ir.Value, sharding: ir.Attribute, mesh: str) -> ir.Value:
+    """``buffer`` (``[b, B, ...]``) with ``value`` (``[b, ...]``) as its ``[:, index]``."""
+    tensor, strided = ir.RankedTensorType(value.type), _per_value([sharding])
+    rows = ir.Operation.create("stablehlo.reshape", results=[_whole_type(value, 1, split=True)], operands=[value],
+                               attributes={SDY_SHARDING: strided}).result
+    zero = _constant(index.type, 0, _tensor_sharding(mesh, []))  # the loop counter's type, a scalar
+    return ir.Operation.create("stablehlo.dynamic_update_slice", results=[buffer.type],
+                               operands=[buffer, rows, zero, index, *([zero] * (tensor.rank - 1))],
+                               attributes={SDY_SHARDING: strided}).result
+
+
 def _micro_batch(value: ir.Value, index: ir.Value, count: int, mesh: str,
                  dims: list[list[str]]) -> tuple[ir.Value, ir.Operation]:
     """Micro-batch ``index`` of ``value`` (``[B * b, ...]``), rows ``index, index + B, ...``;
     and the op that reads ``value``."""
     tensor = ir.RankedTensorType(value.type)
     rows, rest, element = tensor.shape[0] // count, list(tensor.shape[1:]), tensor.element_type
-    strided = _per_value([_tensor_sharding(mesh, [dims[0], [], *dims[1:]])])
+    strided = _per_value([_strided(mesh, dims)])
     view = ir.Operation.create(
         "stablehlo.reshape", results=[ir.RankedTensorType.get([rows, count, *rest], element)], operands=[value],
         attributes={SDY_SHARDING: strided})

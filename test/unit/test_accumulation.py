@@ -20,7 +20,7 @@ from jax._src.lib.mlir import ir
 
 import alpa_mlir
 from alpa_mlir import AutoShardingError
-from alpa_mlir.accumulation import accumulation, step_accumulation
+from alpa_mlir.accumulation import MicroBatching, accumulation, micro_batching
 from alpa_mlir.dialect.context import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.markers import lower_traced
@@ -80,7 +80,7 @@ def test_micro_batches_add_up_where_the_loss_sums_over_examples(name):
     assert accumulation(micro, whole, batch_args=(2, 3)) == expected
 
 
-def test_a_step_that_refuses_the_whole_batch_averages():
+def test_a_step_that_refuses_the_whole_batch_averages_and_joins_nothing():
     def step(w, x, y):
         if x.shape[0] != 4:
             raise ValueError("this step takes 4 examples")
@@ -89,21 +89,25 @@ def test_a_step_that_refuses_the_whole_batch_averages():
     jitted = jax.jit(step)
     w, x, y = _arguments(8)
     micro = lower_traced(jitted.trace(w, x[:4], y[:4]))
-    assert step_accumulation(jitted, micro, (w, x, y), {}, (2, 3)) == "mean"
-    assert step_accumulation(jax.jit(_step(LOSSES["sum"][0])), micro, (w, x, y), {}, (2, 3)) == "sum"
+    assert micro_batching(jitted, micro, (w, x, y), {}, (2, 3), 2) == MicroBatching("mean")
+    assert micro_batching(jax.jit(_step(LOSSES["sum"][0])), micro, (w, x, y), {}, (2, 3), 2) == MicroBatching("sum")
 
 
-def test_a_per_example_output_is_refused_not_averaged():
+def test_per_example_outputs_are_joined_and_others_refused():
     def step(w, x, y):
         new, loss = _step(LOSSES["mean"][0])(w, x, y)
-        return new, loss, jnp.tanh(x @ w[0])
+        h = jnp.tanh(x @ w[0])
+        return new, loss, h, {"rows": h, "columns": h.T}
 
     jitted = jax.jit(step)
     w, x, y = _arguments(8)
     micro = lower_traced(jitted.trace(w, x[:4], y[:4]))
-    with pytest.raises(AutoShardingError, match=r"step: output\[2\] has shape \[4, 16\] on a micro-batch and "
-                                                r"\[8, 16\] on the whole batch: .* num_micro_batches=1"):
-        step_accumulation(jitted, micro, (w, x, y), {}, (2, 3), "step")
+    with pytest.raises(AutoShardingError, match=r"step: output\[3\]\['columns'\] has shape \[16, 4\] on a "
+                                                r"micro-batch and \[16, 8\] on the whole batch: .* batch-major"):
+        micro_batching(jitted, micro, (w, x, y), {}, (2, 3), 2, "step")
+    rows = jax.jit(lambda *a: step(*a)[:3] + (step(*a)[3]["rows"],))
+    micro = lower_traced(rows.trace(w, x[:4], y[:4]))
+    assert micro_batching(rows, micro, (w, x, y), {}, (2, 3), 2) == MicroBatching("mean", (3, 4))
 
 
 @pytest.mark.parametrize("gradient, expected", [(jax.grad, "mean"), (alpa_mlir.grad, "sum")])
@@ -147,11 +151,14 @@ def test_a_schedule_says_how_it_combines_micro_batches(written, read):
         assert read_streams(module.operation)[0].accumulate == read
 
 
-@pytest.mark.parametrize("method", [
+METHODS = pytest.mark.parametrize("method", [
     alpa_mlir.PipeshardParallel(num_micro_batches=2, layer_option=alpa_mlir.AutoLayerOption(layer_num=2),
                                 stage_option=alpa_mlir.UniformStageOption(num_stages=2), device_profile=""),
     alpa_mlir.ShardParallel(mesh_shape=(2, 4), num_micro_batches=2),
 ], ids=["PipeshardParallel", "ShardParallel"])
+
+
+@METHODS
 @pytest.mark.parametrize("name", ["sum", "mean"])
 def test_micro_batches_give_the_whole_batch_loss_and_gradients(method, name):
     step = _step(LOSSES[name][0])
@@ -160,4 +167,69 @@ def test_micro_batches_give_the_whole_batch_loss_and_gradients(method, name):
         alpa_mlir.parallelize(step, method=method, batch_argnums=(1, 2))(*args), jax.jit(step)(*args)
     np.testing.assert_allclose(float(loss), float(expected_loss), rtol=1e-5)
     for p, e in zip(params, expected_params):
+        np.testing.assert_allclose(np.asarray(p), np.asarray(e), rtol=1e-5, atol=1e-6)
+
+
+def _with_per_example_outputs(w, x, y):
+    """A step that returns its per-example predictions (from the loss function) and its input too."""
+    def objective(w):
+        h = jnp.tanh(x @ w[0]) @ w[1]
+        return _errors(h, y).mean(), h
+
+    (loss, h), grads = alpa_mlir.value_and_grad(objective, has_aux=True)(w)
+    return [p - 0.01 * g for p, g in zip(w, grads)], loss, h, x
+
+
+@METHODS
+def test_per_example_outputs_come_back_whole(method):
+    args = _arguments(16)
+    (params, loss, h, x), (expected_params, expected_loss, expected_h, expected_x) = \
+        alpa_mlir.parallelize(_with_per_example_outputs, method=method, batch_argnums=(1, 2))(*args), \
+        jax.jit(_with_per_example_outputs)(*args)
+    assert h.shape == x.shape == (16, WIDTH)  # the micro-batches' mean was (8, WIDTH)
+    np.testing.assert_allclose(np.asarray(h), np.asarray(expected_h), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(expected_x))
+    np.testing.assert_allclose(float(loss), float(expected_loss), rtol=1e-5)
+    for p, e in zip(params, expected_params):
+        np.testing.assert_allclose(np.asarray(p), np.asarray(e), rtol=1e-5, atol=1e-6)
+
+
+@METHODS
+def test_a_per_example_value_computed_after_the_gradients(method):
+    """ShardParallel's loop computes ``h[:, 0]`` per micro-batch with the rest of what reads
+    the batch; PipeshardParallel's layer construction puts it into an apply part, which runs
+    once on combined values, so it refuses it and says where to compute it instead."""
+    def step(w, x, y):
+        params, loss, h, _ = _with_per_example_outputs(w, x, y)
+        return params, loss, h[:, 0]
+
+    pipelined = alpa_mlir.parallelize(step, method=method, batch_argnums=(1, 2))
+    args = _arguments(16)
+    if isinstance(method, alpa_mlir.PipeshardParallel):
+        with pytest.raises(ValueError, match=r"result 3 is per-example, but stage\d_apply, which runs once on the "
+                                             r"micro-batches' combined values, computes or reads it: .*has_aux=True"):
+            pipelined(*args)
+    else:
+        np.testing.assert_allclose(np.asarray(pipelined(*args)[2]), np.asarray(jax.jit(step)(*args)[2]),
+                                   rtol=1e-5, atol=1e-6)
+
+
+@METHODS
+def test_an_accuracy_beside_the_loss(method):
+    """ShardParallel aborted the process on this step (Shardy: "the result has unreduced axes
+    while the operand has incompatible sharding along reduction factors"): propagation had
+    sharded a gradient dot's contracted batch over more axes than the accumulated partial sum."""
+    def step(w, x, y):
+        def objective(w):
+            h = jnp.tanh(x @ w[0]) @ w[1]
+            return _errors(h, y).mean(), (jnp.argmax(h, axis=1) == jnp.argmax(y, axis=1)).mean()
+
+        (loss, accuracy), grads = alpa_mlir.value_and_grad(objective, has_aux=True)(w)
+        return [p - 0.01 * g for p, g in zip(w, grads)], loss, accuracy
+
+    args = _arguments(16)
+    (params, loss, accuracy), expected = \
+        alpa_mlir.parallelize(step, method=method, batch_argnums=(1, 2))(*args), jax.jit(step)(*args)
+    np.testing.assert_allclose([float(loss), float(accuracy)], [float(expected[1]), float(expected[2])], rtol=1e-5)
+    for p, e in zip(params, expected[0]):
         np.testing.assert_allclose(np.asarray(p), np.asarray(e), rtol=1e-5, atol=1e-6)

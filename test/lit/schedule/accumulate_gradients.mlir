@@ -15,7 +15,8 @@
 // CHECK:           %[[VIEW:.*]] = stablehlo.reshape %[[X]] {{.*}}[{"x"}, {}, {}]{{.*}} -> tensor<8x2x4xf32>
 // CHECK:           %[[SLICE:.*]] = stablehlo.dynamic_slice %[[VIEW]], %{{.*}}, %[[I]], %{{.*}}, sizes = [8, 1, 4]
 // CHECK:           %[[MICRO:.*]] = stablehlo.reshape %[[SLICE]] {{.*}} -> tensor<8x4xf32>
-// CHECK:           %[[GRAD:.*]] = stablehlo.dot_general %[[MICRO]], %[[MICRO]]
+// CHECK:           %[[PINNED:.*]] = sdy.sharding_constraint %[[MICRO]] <@mesh, [{"x"}, {}]>
+// CHECK:           %[[GRAD:.*]] = stablehlo.dot_general %[[PINNED]], %{{.*}} {{.*}}unreduced={"x"}
 // CHECK:           %[[PARTIAL:.*]] = sdy.sharding_constraint %[[GRAD]] <@mesh, [{}, {}], unreduced={"x"}>
 // CHECK:           %[[SUM:.*]] = stablehlo.add %[[ACC]], %[[PARTIAL]]
 // CHECK:           %[[SUM_MARKED:.*]] = sdy.sharding_constraint %[[SUM]] <@mesh, [{}, {}], unreduced={"x"}>

@@ -7,6 +7,8 @@
 // OPT-ACCUMULATE: alpa-opt: error: option 'accumulate' of alpa-accumulate-gradients must be one of mean, sum; got 'max'
 // RUN: not alpa-opt %s --split-input-file --alpa-accumulate-gradients='num-micro-batches=2 batch-args=7' 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: error: gradient accumulation: batch arguments [7] are out of range: @main has 2
+// RUN: not alpa-opt %s --split-input-file --alpa-accumulate-gradients='num-micro-batches=2 batch-args=1 concat-results=5' 2>&1 | FileCheck %s --check-prefix=CONCAT-RANGE
+// CONCAT-RANGE: error: gradient accumulation: concatenated results [5] are out of range: @main has 1
 
 // A step whose gradients were taken with jax.grad: no part is marked as computing them.
 sdy.mesh @mesh = <["x"=2]>
