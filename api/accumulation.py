@@ -1,4 +1,4 @@
-"""Whether a micro-batched step's accumulated values add up over its micro-batches or average.
+"""How a micro-batched step's outputs come together: averaged, added up, or joined.
 
 A step run on ``B`` micro-batches (``num_micro_batches``) is traced on one micro-batch; what
 its forward and backward parts hand on (the gradients, a loss, other outputs) is combined
@@ -18,6 +18,10 @@ whose micro-batches' ratios average to about the batch's), it sums over examples
 looks like one and keeps the mean; ``alpa_mlir.grad`` marks where the gradients end.) A step
 that mixes examples otherwise (batch norm's statistics, a max over the batch) is the
 batch's for neither; it keeps the mean.
+
+:func:`micro_batching` also finds the per-example outputs (logits returned beside the
+loss): those whose leading dimension is the batch's in the whole trace and the
+micro-batch's in the other. The runtimes join the micro-batches' copies of those instead.
 """
 
 from __future__ import annotations
