@@ -167,8 +167,7 @@ def _divides_by_batch_scalar(main: ir.Operation, batch_args: Sequence[int]) -> i
 
 def _producer(value: ir.Value) -> ir.Operation | None:
     """The op whose result ``value`` is; None for a block argument."""
-    owner = value.owner
-    return owner.operation if isinstance(owner, ir.OpView) else owner if isinstance(owner, ir.Operation) else None
+    return None if isinstance(value.owner, ir.Block) else value.owner.operation
 
 
 def _marks_gradients(op: ir.Operation) -> bool:

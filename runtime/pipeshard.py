@@ -342,7 +342,7 @@ class PipeshardExecutable:
             case Recv() | AllGather():
                 pass  # done by the send: one collective program for both sides
             case Accumulate(values, m) if self.holds(k):
-                step.accumulate(values, m, lambda names, first: self._accumulations[names, first])
+                step.accumulate(values, m, self._accumulations)
             case Free(values, m) if self.holds(k):
                 step.free(values, m)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -31,8 +31,9 @@ class StepValues:
         self.pieces: dict[str, list[Any]] = {}  # concatenated values: the micro-batches' copies so far
         self.placed: dict[tuple[int, int], Any] = {}  # (argument, mesh) -> the argument as that mesh takes it
 
-    def accumulate(self, values: tuple[str, ...], m: int, programs: Callable[[tuple[str, ...], bool], Any]) -> None:
-        """Fold micro-batch ``m``'s copies of ``values`` in: ``programs(names, first)`` adds
+    def accumulate(self, values: tuple[str, ...], m: int, programs: Mapping[tuple[tuple[str, ...], bool], Callable]
+                   ) -> None:
+        """Fold micro-batch ``m``'s copies of ``values`` in: ``programs[names, first]`` adds
         ``names`` into their sums (``first``: none yet); a concatenated value is kept."""
         for name in values:
             if name in self.concatenated:
@@ -40,7 +41,7 @@ class StepValues:
         summed = tuple(name for name in values if name not in self.concatenated)
         if summed:
             first = summed[0] not in self.sums
-            self.sums.update(zip(summed, programs(summed, first)(
+            self.sums.update(zip(summed, programs[summed, first](
                 tuple(None if first else self.sums[n] for n in summed), tuple(self.store[n, m] for n in summed))))
 
     def free(self, values: tuple[str, ...], m: int | None) -> None:
