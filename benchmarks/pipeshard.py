@@ -114,9 +114,11 @@ class BenchmarkPipeshard(PipeshardParallel):
 
     cost_model: str = "profile"
 
-    def passes(self, hosts: int, per_host: int, on_plan: Any = None, state: tuple = ()) -> list:
+    def passes(self, hosts: int, per_host: int, on_plan: Any = None, state: tuple = (), accumulate: str = "mean"
+               ) -> list:
         return [dataclasses.replace(p, cost_model=self.cost_model, logical_mesh_space="physical", profile_repeats=5)
-                if isinstance(p, StageConstructionPass) else p for p in super().passes(hosts, per_host, on_plan, state)]
+                if isinstance(p, StageConstructionPass) else p
+                for p in super().passes(hosts, per_host, on_plan, state, accumulate)]
 
 
 def pipelined(work: Workload, stages: int, micro_batches: int, schedule: str = "1f1b",
