@@ -129,6 +129,10 @@ class AutoShardingPass(MeshOptions, Pass):
         "help": "how reshardings are priced: model (Table 2's collectives) or xla (what XLA's SPMD partitioner "
                 "emits for each resharding the plan picks, asked of XLA on the local devices; the ILP is solved "
                 "again until every picked resharding is priced as XLA emits it)"})
+    tie_repeated_layers: bool = field(default=False, metadata={
+        "help": "ops whose neighbourhoods in the cost graph look alike (the same op of identical layers) take one "
+                "choice, so repeated layers are solved once; the tied plan is then improved op by op on the whole "
+                "graph (an upper bound on Eq. 1's optimum, equal to it on the models measured)"})
     solver: str = field(default="HIGHS", metadata={"help": "CVXPY MILP solver"})
     solver_time_limit: float = field(default=0.0, metadata={"help": "seconds (0: no limit)"})
     mip_gap: float = field(default=ilp.HIGHS_MIP_GAP, metadata={
@@ -266,7 +270,7 @@ class AutoShardingPass(MeshOptions, Pass):
             solution = ilp.solve(graph.cost_graph(memory=self.memory_budget > 0),
                                  memory_budget=self.memory_budget or None, solver=self.solver,
                                  time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies),
-                                 mip_gap=self.mip_gap)
+                                 mip_gap=self.mip_gap, tie_repeated=self.tie_repeated_layers)
             if oracle is None or not graph.measure_reshardings(solution.choices, oracle):
                 return solution, True
         return replace(solution, objective=ilp.objective(graph.cost_graph(memory=False), solution.choices)), False

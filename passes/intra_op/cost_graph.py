@@ -145,8 +145,9 @@ class Graph:
         self._strategies, self._costs, self._matrices, self._memory = _shared_tables(mesh, options, forbidden)
         self.copies: list[tuple[int, int, int]] = []  # (producer, result, copy node) of shared reshardings
         self._routed: dict[int, int] = {}  # number of a use -> the copy node it takes its value from
+        self._sinks: dict[int, int] = {}  # result number -> its node
         block = func.regions[0].blocks[0]
-        for number, arg in enumerate(block.arguments):
+        for number, arg in enumerate(block.arguments):  # argument number = node number
             node = self._add(Node("argument", f"argument #{number}", [], index=number,
                                   shapes=(shape_of(arg),), itemsizes=(itemsize_of(arg),)),
                              _value_space(shape_of(arg), consumes=False))
@@ -239,6 +240,7 @@ class Graph:
                     shapes=(shape_of(value),), itemsizes=(itemsize_of(value),))
         node.batch_loops = frozenset(self.batch_dims.get(value, ()))  # a value space's loops are its dims
         index = self._add(node, _value_space(shape_of(value), consumes=True), [value])
+        self._sinks[number] = index
         self._use(index, value, "operand", 0, ret, number)
 
     def _use(self, dst: int, value: ir.Value, kind: str, slot: int, user: ir.Operation | None,
@@ -252,13 +254,12 @@ class Graph:
         self.nodes[dst].depth = max(self.nodes[dst].depth, self.nodes[src].depth + 1)
 
     def argument_node(self, argument: int) -> int:
-        return next(i for i, n in enumerate(self.nodes) if n.kind == "argument" and n.index == argument)
+        return argument  # the arguments are the first nodes
 
     def add_alias(self, argument: int, result: int) -> None:
         """Argument ``argument`` and result ``result`` keep one sharding: a donated buffer
         becomes the result, or the result is the next step's argument (training state)."""
-        dst = next(i for i, n in enumerate(self.nodes) if n.kind == "result" and n.index == result)
-        self.uses.append(Use(self.argument_node(argument), 0, dst, "alias", 0))
+        self.uses.append(Use(self.argument_node(argument), 0, self._sinks[result], "alias", 0))
 
     def _propagate_batch(self, node: Node, op: ir.Operation) -> None:
         """Batch dimensions flow forward through the loops that index them."""

@@ -50,12 +50,13 @@ from .ilp_graph import (
     resolve_followers,
     validate,
 )
+from .ilp_tying import repeated_classes, tie
 
 
 @dataclass(frozen=True)
 class SolverStats:
     nodes: int
-    nodes_after_reduction: int
+    nodes_after_reduction: int  # with tie_repeated: the classes left
     edges_after_reduction: int
     variables: int
     constraints: int
@@ -95,13 +96,18 @@ INTEGRALITY_TOLERANCE = 1e-6
 HIGHS_MIP_GAP = 1e-4
 
 def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "HIGHS",
-          time_limit: float | None = None, presolve: bool = False, mip_gap: float = HIGHS_MIP_GAP) -> Solution:
+          time_limit: float | None = None, presolve: bool = False, mip_gap: float = HIGHS_MIP_GAP,
+          tie_repeated: bool = False) -> Solution:
     """The strategy per node minimising Eq. 1 (followers included) within ``memory_budget`` bytes per device.
 
     ``presolve``: HiGHS presolves the LP relaxation (see ``_run_solver``). ``mip_gap``
     (HiGHS): the plan's Eq. 1 may exceed the optimum by this fraction of itself, as
     HiGHS's ``mip_rel_gap`` means it; a local optimum near the LP relaxation's optimum
-    that the relaxation's bound proves that close is taken without branch and bound."""
+    that the relaxation's bound proves that close is taken without branch and bound.
+    ``tie_repeated``: nodes whose neighbourhoods look alike (repeated layers) share one
+    choice (``ilp_tying.py``), and the tied optimum is then improved one node at a time
+    on the untied graph (without a budget); optimal for the tied graph, an upper bound
+    for the untied one."""
     start = time.perf_counter()
     solver = solver.upper()  # CVXPY's solver names are upper case
     if not 0 <= mip_gap < 1:
@@ -119,6 +125,13 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     else:
         records, constant = eliminate(costs, edges)
         prune_dominated(costs, edges)
+    untied = None
+    if tie_repeated and costs:
+        classes = repeated_classes(costs, edges)
+        untied = costs, edges, classes
+        costs, edges = tie(costs, edges, classes)
+        if memory is not None:
+            memory = memory[0], np.array([classes[int(u)] for u in leader]), maps
     edges = fold_one_sided(costs, edges)
     nodes = sorted(costs)
     picks: dict[int, int] = {}
@@ -149,6 +162,12 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
             None if memory is not None else near_lp)
         solve_seconds = time.perf_counter() - tic
         value += constant
+    if untied is not None:
+        full_costs, full_edges, classes = untied
+        picks = {v: picks[c] for v, c in classes.items()}
+        if memory is None:  # the search does not see memory rows
+            picks = local_search(full_costs, full_edges, picks)
+        value = reduced_objective(full_costs, full_edges, picks) + constant
     for v, neighbours, table in reversed(records):
         picks[v] = int(table[tuple(picks[u] for u in neighbours)])
     choices = tuple(int(maps[v][picks[int(leader[v])]]) for v in range(len(graph.node_costs)))
