@@ -61,7 +61,7 @@ def count_ops(module: ir.Module) -> int:
 
 
 def run_one(config: models.GPTConfig, mesh: tuple[int, ...], batch_size: int, time_limit: float,
-            workdir: Path, share_reshardings: bool = False) -> dict:
+            workdir: Path, share_reshardings: bool = False, tie_repeated_layers: bool = False) -> dict:
     """Lower, import and auto-shard one GPT step; the row of the table (with ``error`` on failure)."""
     row: dict = {"layers": config.layers, "mesh": "x".join(map(str, mesh))}
     start = time.perf_counter()
@@ -80,6 +80,8 @@ def run_one(config: models.GPTConfig, mesh: tuple[int, ...], batch_size: int, ti
         options += f" solver-time-limit={time_limit}"
     if share_reshardings:
         options += " share-reshardings"
+    if tie_repeated_layers:
+        options += " tie-repeated-layers"
     start = time.perf_counter()
     try:
         warnings = run_pipeline(module, f"builtin.module(alpa-auto-sharding{{{options}}})")
@@ -112,6 +114,11 @@ COLUMNS = (("mesh", "mesh", "{}"), ("layers", "layers", "{}"), ("ops", "ops", "{
            ("build_seconds", "build s", "{:.2f}"), ("solve_seconds", "solve s", "{:.2f}"),
            ("status", "status", "{}"), ("method", "method", "{}"), ("objective", "objective", "{:.4g}"),
            ("pass_seconds", "pass s", "{:.1f}"))
+# With --tie: the same step planned with tie-repeated-layers, beside the untied run.
+TIED_COLUMNS = (("tied_nodes_after_reduction", "tied: after reduction", "{}"),
+                ("tied_solve_seconds", "tied: solve s", "{:.2f}"), ("tied_method", "tied: method", "{}"),
+                ("tied_objective", "tied: objective", "{:.4g}"), ("tied_ratio", "tied / untied", "{:.6f}"),
+                ("tied_pass_seconds", "tied: pass s", "{:.1f}"))
 
 
 def markdown(result: dict) -> str:
@@ -122,7 +129,10 @@ def markdown(result: dict) -> str:
         f"{s['dtype']}, global batch {s['batch_size']}; solver HiGHS, time limit {s['time_limit'] or 'none'}"
         f"{'; share-reshardings' if s.get('share_reshardings') else ''}. "
         "\"pass s\" is the wall time of alpa-auto-sharding (strategy enumeration, costs, ILP, annotation); "
-        "build/solve s are the ILP's own.", COLUMNS)
+        "build/solve s are the ILP's own."
+        + (" \"tied\": the same step with tie-repeated-layers (repeated layers solved once); \"tied / untied\" is "
+           "the ratio of Eq. 1's objectives (at most 1 + the mip gap, 1e-4, for the tied plan to be as good)."
+           if s.get("tie") else ""), COLUMNS + (TIED_COLUMNS if s.get("tie") else ()))
 
 
 def markdown_table(title: str, result: dict, settings: str, columns: tuple) -> str:
@@ -155,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=0.0, help="ILP solver seconds per run (0: none)")
     parser.add_argument("--share-reshardings", action="store_true",
                         help="the pass option share-reshardings (ShardParallel's default)")
+    parser.add_argument("--tie", action="store_true",
+                        help="also plan each step with tie-repeated-layers and compare the objectives")
     parser.add_argument("--out", default="benchmarks/results/ilp_scaling", help="output path without extension")
     args = parser.parse_args(argv)
     layers = [1, 2] if args.quick else [int(n) for n in args.layers.split(",")]
@@ -163,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                                vocab=args.vocab, dtype=args.dtype)
     settings = {"hidden": args.hidden, "heads": args.heads, "seq_len": args.seq_len, "vocab": args.vocab,
                 "dtype": args.dtype, "batch_size": args.batch_size, "time_limit": args.time_limit,
-                "share_reshardings": args.share_reshardings,
+                "share_reshardings": args.share_reshardings, "tie": args.tie,
                 "layers": layers, "meshes": ["x".join(map(str, m)) for m in meshes]}
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -172,8 +184,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as workdir:
         for i, (mesh, n) in enumerate(runs, 1):
             print(f"[{i}/{len(runs)}] mesh {'x'.join(map(str, mesh))}, {n} layers ...", flush=True)
-            row = run_one(dataclasses.replace(base, layers=n), mesh, args.batch_size, args.time_limit, Path(workdir),
-                          args.share_reshardings)
+            config = dataclasses.replace(base, layers=n)
+            row = run_one(config, mesh, args.batch_size, args.time_limit, Path(workdir), args.share_reshardings)
+            if args.tie and "error" not in row:
+                tied = run_one(config, mesh, args.batch_size, args.time_limit, Path(workdir), args.share_reshardings,
+                               tie_repeated_layers=True)
+                row.update({f"tied_{key}": value for key, value in tied.items() if key not in ("layers", "mesh")})
+                if "error" not in tied:
+                    row["tied_ratio"] = tied["objective"] / row["objective"]
             result["runs"].append(row)
             print("    " + (f"error: {row['error']}" if "error" in row else
                            f"{row['ops']} ops, {row['nodes']} -> {row['nodes_after_reduction']} nodes, "

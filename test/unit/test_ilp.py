@@ -223,6 +223,25 @@ def test_dense_random_graph_within_the_gap_of_brute_force(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(20))
+def test_fractional_nodes_solved_with_the_rest_fixed_complete_the_optimum(seed: int) -> None:
+    # Fix some nodes of a dense random graph at an optimum's picks, scramble the others:
+    # solving those again (elimination, then a MILP) gives back an optimum.
+    rng = np.random.default_rng(seed)
+    n, k = 7, 3
+    graph = CostGraph(tuple(1 + rng.random(k) for _ in range(n)),
+                      tuple(Edge(a, b, rng.random((k, k))) for a in range(n) for b in range(a + 1, n)))
+    best_choices, best = brute_force(graph)
+    costs = {v: np.asarray(c) for v, c in enumerate(graph.node_costs)}
+    edges = {(e.src, e.dst): e.cost for e in graph.edges}
+    loose = {int(v) for v in rng.choice(n, int(rng.integers(1, n)), replace=False)}
+    picks = {v: (best_choices[v] if v not in loose else int(rng.integers(k))) for v in range(n)}
+    found = ilp._solve_fractional(costs, edges, picks, loose, "HIGHS", {})
+    assert set(found) == loose
+    assert reduced_objective(costs, edges, picks | found) == pytest.approx(best, rel=1e-9)
+    assert ilp._solve_fractional(costs, edges, picks, set(range(n)), "HIGHS", {}) == {}  # nothing fixed
+
+
+@pytest.mark.parametrize("seed", range(20))
 def test_local_search_ends_where_no_single_change_helps(seed: int) -> None:
     rng = np.random.default_rng(seed)
     n, k = 6, 3
