@@ -257,7 +257,8 @@ def measure(work: Workload, shape: tuple[int, ...], steady_state: bool = True) -
     compiled = executable.compiled
     row["compile_seconds"] = time.perf_counter() - start
     plan_row = {"emitted": emitted(compiled.hlo_text, plan.mesh), "predicted": predicted(plan),
-                "objective": plan.objective, "solver_status": plan.solver.get("status")}
+                "objective": plan.objective, "solver_status": plan.solver.get("status"),
+                "predicted_memory_bytes": plan.peak_memory}
     plan_row.update(executable_stats(compiled.executable.cost_analysis(),
                                      compiled.executable.get_compiled_memory_stats()))
     plan_row["relayout"], plan_row["relayout_moves"] = relayout(work, compiled, plan.mesh)
@@ -308,6 +309,8 @@ def finish(row: dict) -> None:
             row["best_flops_over_dp"] = row[row["best"]]["flops"] / dp["flops"]
     if "memory_bytes" in plan:
         row["memory_mb"] = plan["memory_bytes"] / MB
+        if plan.get("predicted_memory_bytes"):
+            row["memory_predicted_over_xla"] = plan["predicted_memory_bytes"] / plan["memory_bytes"]
     if "memory_bytes" in dp:
         row["dp_memory_mb"] = dp["memory_bytes"] / MB
 
@@ -328,7 +331,8 @@ COLUMNS = (("model", "model", "{}"), ("mesh", "mesh", "{}"), ("plan_mb", "plan e
            ("steady_over_best_ring", "steady / best (ring)", "{:.2f}"), ("predicted_mb", "predicted", "{:.3g}"),
            ("predicted_over_emitted", "predicted / emitted", "{:.2f}"), ("flops_over_dp", "FLOPs plan / DP", "{:.2f}"),
            ("best_flops_over_dp", "FLOPs best / DP", "{:.2f}"),
-           ("memory_mb", "mem plan", "{:.3g}"), ("dp_memory_mb", "mem DP", "{:.3g}"),
+           ("memory_mb", "mem plan", "{:.3g}"), ("memory_predicted_over_xla", "mem predicted / XLA", "{:.2f}"),
+           ("dp_memory_mb", "mem DP", "{:.3g}"),
            ("plan_seconds", "plan s", "{:.1f}"))
 
 
@@ -364,7 +368,8 @@ def markdown(result: dict) -> str:
         "shards the parameters; Megatron splits the batch over all axes but the last and the parameters "
         "column/row-wise over the last (on the 1-D mesh 8: tensor parallelism alone, batch replicated). "
         "best: the baseline with the fewest bytes (ring: the fewest ring-weighted bytes). FLOPs: per device, "
-        "from XLA's cost analysis; mem: arguments + outputs + temporaries per device, MiB. plan s: lowering "
+        "from XLA's cost analysis; mem: arguments + outputs + temporaries per device, MiB (XLA's "
+        "memory_analysis); mem predicted / XLA: ShardingPlan.peak_memory over the plan's. plan s: lowering "
         "and alpa-auto-sharding.")
     out = [markdown_table("Plan quality: collectives XLA emits per training step", result, settings, COLUMNS)]
     out += ["", "## Collectives by kind and mesh axes (MiB per device per step)", "",

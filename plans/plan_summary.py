@@ -136,6 +136,11 @@ def sharding_summary(plan: ShardingPlan) -> str:
     if free:
         lines += table(VALUE_HEADER, value_rows(free, mesh, "result"), right=(0, 6))
     lines += communication_lines(plan)
+    if plan.memory is not None:
+        m = plan.memory
+        lines.append(f"predicted memory per device: {byte_text(m.total)} (arguments {byte_text(m.arguments)} + "
+                     f"outputs {byte_text(m.outputs)} - donated {byte_text(m.aliased)} + peak temporaries "
+                     f"{byte_text(m.temporaries)}, at {m.at})")
     solver = plan.solver
     if solver:
         stats = [f"objective {plan.objective:.4g}", str(solver.get("solver", "")), str(solver.get("status", "")),

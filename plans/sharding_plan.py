@@ -98,6 +98,22 @@ class OpPlan:
 
 
 @dataclass(frozen=True)
+class PeakMemory:
+    """Bytes per device, as ``memory_analysis()`` names them."""
+
+    arguments: float
+    outputs: float
+    aliased: float  # outputs written into donated arguments' buffers
+    temporaries: float  # the largest sum of live temporaries at one program point
+    at: str = ""  # the op where that peak is reached
+
+    @property
+    def total(self) -> float:
+        """Arguments + outputs - aliased + temporaries: XLA's figure for the whole program."""
+        return self.arguments + self.outputs - self.aliased + self.temporaries
+
+
+@dataclass(frozen=True)
 class ShardingPlan:
     mesh: DeviceMesh
     arguments: tuple[ValuePlan, ...]
@@ -111,11 +127,18 @@ class ShardingPlan:
     # ``ops`` when it has any, read from the JSON of a compact plan (which has none).
     communication: tuple[CollectiveTotal, ...] = ()
     num_ops: int = 0
+    memory: PeakMemory | None = None  # predicted per device (alpa-auto-sharding's plans have it)
 
     def __post_init__(self) -> None:
         if self.ops:
             object.__setattr__(self, "communication", collective_totals(self.predicted_collectives()))
             object.__setattr__(self, "num_ops", len(self.ops))
+
+    @property
+    def peak_memory(self) -> float | None:
+        """Predicted bytes per device: arguments + outputs - donated + peak temporaries
+        (what ``compiled.memory_analysis()`` adds up); ``None`` where not predicted."""
+        return None if self.memory is None else self.memory.total
 
     def predicted_collectives(self) -> list[Collective]:
         """Every collective the plan predicts: algorithms' own and reshardings' (none in a compact plan)."""
@@ -173,6 +196,8 @@ class ShardingPlan:
             data["num_ops"] = self.num_ops
             data["communication"] = [asdict(t) for t in self.communication]
         data.update(solver=self.solver, objective=self.objective, tied=[list(pair) for pair in self.tied])
+        if self.memory is not None:
+            data["memory"] = asdict(self.memory)
         return data
 
     @classmethod
@@ -197,6 +222,7 @@ class ShardingPlan:
                                                     float(t["bytes"]), float(t["cost"]))
                                     for t in data.get("communication", ())),
                 num_ops=int(data.get("num_ops", 0)),
+                memory=PeakMemory(**data["memory"]) if "memory" in data else None,
             )
         except (KeyError, TypeError, ValueError) as error:
             raise PlanError(f"malformed plan: missing or wrong entry {error}") from None

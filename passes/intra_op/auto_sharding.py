@@ -29,6 +29,7 @@ from . import ilp
 from .annotate_plan import annotate_plan
 from .cost_graph import Graph, Node, ReshardingOracle
 from .cost_model import collective
+from .peak_memory import peak_memory
 from .strategies import StrategyOptions
 from .strategy import Strategy
 
@@ -208,12 +209,14 @@ class AutoShardingPass(MeshOptions, Pass):
             reduce_scatter=self.prefer_reduce_scatter), self.batch_args, forbidden, self.share_reshardings)
         for name, op in sorted(graph.no_rule.items()):
             diagnostics.warning(op, f"no sharding rule for '{name}'; it runs replicated")
+        buffers_donated = set()
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
             if ALIASING_OUTPUT in attrs:
                 graph.add_alias(number, ir.IntegerAttr(attrs[ALIASING_OUTPUT]).value)
+                buffers_donated.add(number)
         donated = {use.src for use in graph.uses if use.kind == "alias"}
         for argument, result in self.state:
-            if graph.argument_node(argument) not in donated:  # a donation already ties it
+            if argument not in donated:  # a donation already ties it (argument number = node number)
                 graph.add_alias(argument, result)
         if not (_check_callbacks(graph, mesh, diagnostics) & self._pin(graph, func, mesh, diagnostics)):
             return None
@@ -242,7 +245,8 @@ class AutoShardingPass(MeshOptions, Pass):
         if not solution.optimal:
             diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit "
                                       f"({self.solver_time_limit} s); the plan is feasible but not proven optimal")
-        plan = annotate_plan(graph, solution, func, mesh, physical)
+        memory = peak_memory(graph, solution.choices, buffers_donated)
+        plan = replace(annotate_plan(graph, solution, func, mesh, physical), memory=memory)
         set_module_mesh(module, physical)
         return plan
 

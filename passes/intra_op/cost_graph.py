@@ -253,13 +253,10 @@ class Graph:
         self.last_use[src] = max(self.last_use.get(src, 0), dst)
         self.nodes[dst].depth = max(self.nodes[dst].depth, self.nodes[src].depth + 1)
 
-    def argument_node(self, argument: int) -> int:
-        return argument  # the arguments are the first nodes
-
     def add_alias(self, argument: int, result: int) -> None:
         """Argument ``argument`` and result ``result`` keep one sharding: a donated buffer
         becomes the result, or the result is the next step's argument (training state)."""
-        self.uses.append(Use(self.argument_node(argument), 0, self._sinks[result], "alias", 0))
+        self.uses.append(Use(argument, 0, self._sinks[result], "alias", 0))
 
     def _propagate_batch(self, node: Node, op: ir.Operation) -> None:
         """Batch dimensions flow forward through the loops that index them."""

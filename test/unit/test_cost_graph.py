@@ -87,7 +87,7 @@ def test_the_matmuls_share_one_copy(func):
 
 def test_a_layout_both_matmuls_need_is_paid_once(func):
     shared, per_user = graph(func, share=True), graph(func, share=False)
-    x = shared.argument_node(0)
+    x = 0  # argument 0 is node 0
     dot = next(n for n in shared.nodes if n.kind == "op")
     x_use = next(u for u in shared.uses if u.src == x)
     needs = x_use.needs(dot)
@@ -112,7 +112,7 @@ def test_a_layout_both_matmuls_need_is_paid_once(func):
 
 def test_a_copy_in_the_producers_layout_prices_each_user_as_before(func):
     shared, per_user = graph(func, share=True), graph(func, share=False)
-    x, copy = shared.argument_node(0), shared.copies[0][2]
+    x, copy = 0, shared.copies[0][2]  # argument 0 is node 0
     for j in range(len(next(n for n in shared.nodes if n.kind == "op").strategies)):
         choices = consistent_choices(shared, j)
         for i, strategy in enumerate(shared.nodes[x].strategies):

@@ -7,6 +7,7 @@ devices of conftest.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 
@@ -20,7 +21,7 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.plans.drawing import tile_of_devices
 from alpa_mlir.plans.plan_summary import element_bytes, partition_spec_text
-from alpa_mlir.plans.sharding_plan import Collective, CollectiveTotal, OpPlan, ValuePlan
+from alpa_mlir.plans.sharding_plan import Collective, CollectiveTotal, OpPlan, PeakMemory, ValuePlan
 
 MESH = DeviceMesh((2, 4), axis_names=("data", "model"))
 
@@ -67,6 +68,15 @@ def test_the_summary_has_every_argument_with_its_shape_spec_and_bytes():
         ["all-reduce", "model", "2", "4", "KiB", "6"], ["all-gather", "data", "1", "512", "B", "1"],
         ["total", "3", "4.5", "KiB", "7"]]
     assert lines[-1].startswith("ILP (Eq. 1): objective 7, HIGHS, optimal, 7 nodes")
+
+
+def test_the_summary_and_the_json_carry_the_predicted_memory():
+    plan = dataclasses.replace(known_plan(), memory=PeakMemory(1024.0, 516.0, 512.0, 3072.0, "stablehlo.dot_general"))
+    assert plan.peak_memory == 1024 + 516 - 512 + 3072
+    assert ("predicted memory per device: 4.004 KiB (arguments 1 KiB + outputs 516 B - donated 512 B + peak "
+            "temporaries 3 KiB, at stablehlo.dot_general)") in str(plan).splitlines()
+    assert ShardingPlan.from_json(json.loads(json.dumps(plan.to_json(details=False)))).memory == plan.memory
+    assert known_plan().peak_memory is None and "predicted memory" not in str(known_plan())
 
 
 @pytest.mark.parametrize("dtype, size", [("f32", 4), ("bf16", 2), ("i1", 1), ("ui8", 1), ("i64", 8),

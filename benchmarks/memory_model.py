@@ -1,0 +1,114 @@
+"""The plan's predicted memory per device against what XLA allocates for it.
+
+For GPT-3 training steps (Adam, sequence 1024, float32) on abstract arguments, one row
+per ``MODEL[@LAYERS]:MESH``: ``ShardParallel``'s plan (its defaults), with the parameters
+and optimizer state donated (``donate_argnums=(0, 1)``, as a training loop would) unless
+``--no-donate``; ``ShardingPlan.memory`` (``passes/intra_op/peak_memory.py``) beside the
+compiled plan's ``memory_analysis()``: arguments, outputs, aliased, temporaries, and the
+total (arguments + outputs - aliased + temporaries). Nothing is allocated; each row
+compiles the plan for the mesh's virtual CPU devices. Results go to ``OUT.json`` (after
+every row) and ``OUT.md``.
+
+    python benchmarks/memory_model.py --quick
+    python benchmarks/memory_model.py --rows 1.3B:8,1.3B:2x4,6.7B:8,6.7B:2x4
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+DEFAULT_ROWS = "1.3B:8,1.3B:2x4,6.7B:8,6.7B:2x4"
+QUICK_ROWS = "350M@2:8,350M@2:2x4"
+MB = 2**20
+PARTS = ("arguments", "outputs", "aliased", "temporaries")
+
+
+def run_one(name: str, layers: int | None, mesh: tuple[int, ...], batch_size: int, donate: bool) -> dict:
+    import jax
+
+    import alpa_mlir
+    from alpa_mlir import models
+
+    config = models.GPT3[name] if layers is None else dataclasses.replace(models.GPT3[name], layers=layers)
+    model = models.build(config)
+    args = model.abstract_args(batch_size)
+    step = alpa_mlir.parallelize(model.train_step, method=alpa_mlir.ShardParallel(
+        mesh_shape=mesh, devices=jax.devices()[:math.prod(mesh)], batch_argnums=(2,)),
+        donate_argnums=(0, 1) if donate else ())
+    memory = step.get_plan(*args).memory
+    xla = step.get_executable(*args).compiled.executable.get_compiled_memory_stats()
+    measured = {"arguments": xla.argument_size_in_bytes, "outputs": xla.output_size_in_bytes,
+                "aliased": xla.alias_size_in_bytes, "temporaries": xla.temp_size_in_bytes}
+    row = {"model": name, "layers": config.layers, "mesh": "x".join(map(str, mesh)), "batch": batch_size,
+           "donated": donate, "peak_at": memory.at}
+    for part in PARTS:
+        row[f"predicted_{part}_mb"] = getattr(memory, part) / MB
+        row[f"xla_{part}_mb"] = measured[part] / MB
+    row["exact_parts"] = all(getattr(memory, part) == measured[part] for part in PARTS[:3])
+    row["predicted_mb"] = memory.total / MB
+    row["xla_mb"] = (measured["arguments"] + measured["outputs"] - measured["aliased"] + measured["temporaries"]) / MB
+    row["ratio"] = row["predicted_mb"] / row["xla_mb"]
+    return row
+
+
+COLUMNS = (("model", "model", "{}"), ("layers", "layers", "{}"), ("mesh", "mesh", "{}"),
+           ("batch", "batch", "{}"), ("donated", "donated", "{}"),
+           ("xla_arguments_mb", "arguments", "{:.0f}"), ("xla_outputs_mb", "outputs", "{:.0f}"),
+           ("xla_aliased_mb", "aliased", "{:.0f}"), ("exact_parts", "predicted equal", "{}"),
+           ("predicted_temporaries_mb", "temp predicted", "{:.0f}"),
+           ("xla_temporaries_mb", "temp XLA", "{:.0f}"), ("predicted_mb", "total predicted", "{:.0f}"),
+           ("xla_mb", "total XLA", "{:.0f}"), ("ratio", "predicted / XLA", "{:.3f}"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", default=DEFAULT_ROWS, help="comma-separated MODEL[@LAYERS]:MESH, e.g. 6.7B:2x4")
+    parser.add_argument("--quick", action="store_true", help=f"only {QUICK_ROWS} (about a minute)")
+    parser.add_argument("--batch-size", type=int, default=8, help="sequences per step")
+    parser.add_argument("--no-donate", action="store_true", help="keep the state's buffers (no donate_argnums)")
+    parser.add_argument("--out", default="benchmarks/results/memory_model", help="output path without extension")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from plan_scaling import parse_row
+
+    rows = [parse_row(r)[:3] for r in (QUICK_ROWS if args.quick else args.rows).split(",")]
+    devices = max(math.prod(mesh) for _, _, mesh in rows)
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               f" --xla_force_host_platform_device_count={devices}").strip()
+    from ilp_scaling import command_line, machine_info, markdown_table, save
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    result = {"machine": machine_info(), "command": command_line("memory_model.py", argv),
+              "settings": {"rows": [list(r) for r in rows], "batch_size": args.batch_size,
+                           "donate": not args.no_donate}, "runs": []}
+
+    def markdown(result: dict) -> str:
+        return markdown_table(
+            "Predicted memory per device against XLA's", result,
+            "GPT-3 (Adam, sequence 1024, float32), ShardParallel's plan with its defaults, compiled for virtual CPU "
+            "devices. MiB per device; arguments, outputs and aliased are XLA's (\"predicted equal\": the "
+            "prediction's three are the same bytes), temporaries and totals both. \"total\" = arguments + "
+            f"outputs - aliased + temporaries, XLA's memory_analysis. Made with `{result['command']}`.", COLUMNS)
+
+    for i, (name, layers, mesh) in enumerate(rows, 1):
+        print(f"[{i}/{len(rows)}] GPT-3 {name} on {'x'.join(map(str, mesh))} ...", file=sys.stderr, flush=True)
+        row = run_one(name, layers, mesh, args.batch_size, not args.no_donate)
+        result["runs"].append(row)
+        print(f"    predicted {row['predicted_mb']:.0f} MiB, XLA {row['xla_mb']:.0f} MiB, ratio {row['ratio']:.3f}",
+              file=sys.stderr, flush=True)
+        save(result, out, markdown)
+    print(f"wrote {out}.json and {out}.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,142 @@
+"""The plan's memory per device, as XLA's buffer assignment allocates it.
+
+XLA reports a compiled program's memory (``compiled.memory_analysis()``) as its
+arguments, plus its outputs, less the outputs that reuse a donated argument's buffer,
+plus its temporaries: the largest sum of buffers live at one point of its schedule.
+:func:`peak_memory` predicts the same four figures for a plan from the cost graph and
+the chosen algorithms, each value at the size of its tile (Table 1). Arguments,
+outputs (with the tuple's table of addresses) and donated buffers are exact; the
+temporaries model what XLA:CPU does with a training step:
+
+- **Schedule**: program order, which XLA keeps for a step's dependent chain; a buffer
+  lives from the op that makes it to its last reader.
+- **Fusion**: an elementwise op, a broadcast, a reshape, a transpose or a slice whose
+  readers are all such ops or reductions has no buffer: its readers' fusion computes it,
+  and its own operands stay live until those readers run. An "expensive" one (exp, log,
+  tanh, divide, ...) read by two or more ops is materialised, as XLA does not compute
+  it again in each. Values read by matmuls, convolutions, other ops or returned are
+  materialised.
+- **Buffer sharing**: a fusion or an in-place update (scatter, dynamic_update_slice)
+  writes into the buffer of an operand of its size that dies there.
+- **Reshardings**: each (value, layout) the plan reshards is a buffer from its first
+  reader to its last.
+
+Measured against ``memory_analysis`` (``test/unit/test_peak_memory.py``,
+``benchmarks/plan_quality.py``'s "mem predicted / XLA", ``docs/auto_sharding.md``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...dialect.sharding import tile_bytes
+from ...plans.sharding_plan import PeakMemory
+from .cost_graph import Graph, Node
+
+# A tuple of results holds one address per element.
+POINTER_BYTES = 8
+# Ops XLA's loop fusion computes inside their readers (stablehlo names, without the prefix).
+FUSIBLE = frozenset({
+    "abs", "add", "and", "atan2", "bitcast_convert", "broadcast_in_dim", "cbrt", "ceil", "clamp", "compare",
+    "complex", "concatenate", "constant", "convert", "cosine", "divide", "exponential", "exponential_minus_one",
+    "floor", "imag", "iota", "is_finite", "log", "log_plus_one", "logistic", "maximum", "minimum", "multiply",
+    "negate", "not", "or", "pad", "popcnt", "power", "real", "reduce_precision", "remainder", "reshape", "reverse",
+    "round_nearest_afz", "round_nearest_even", "rsqrt", "select", "shift_left", "shift_right_arithmetic",
+    "shift_right_logical", "sign", "sine", "slice", "sqrt", "subtract", "tan", "tanh", "transpose", "xor",
+})
+# Readers a fusible producer fuses into: other fusible ops and reductions (input fusion).
+FUSING_READERS = FUSIBLE | {"reduce"}
+# Fusible ops XLA does not compute again in each of several readers (its "expensive" ops):
+# read by two or more ops, their value is materialised (softmax's exp: its sum and its
+# normalisation read it).
+EXPENSIVE = frozenset({"atan2", "cbrt", "cosine", "divide", "exponential", "exponential_minus_one", "log",
+                       "log_plus_one", "logistic", "power", "remainder", "rsqrt", "sine", "sqrt", "tan", "tanh"})
+# Ops whose output may take the buffer of an operand of its size that dies there: fusions
+# (XLA's buffer sharing) and the in-place updates.
+IN_PLACE = FUSIBLE | {"scatter", "dynamic_update_slice"}
+
+
+def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> PeakMemory:
+    """The memory of the plan ``choices`` of ``graph``; ``donated``: the argument numbers
+    whose buffers XLA may reuse for a result (``tf.aliasing_output``)."""
+    nodes = graph.nodes
+    sizes = [_value_bytes(graph, node, choices[i]) for i, node in enumerate(nodes)]
+    readers: list[list[int]] = [[] for _ in nodes]
+    for use in graph.uses:
+        if use.kind != "alias":
+            readers[use.src].append(use.dst)
+    kinds = [node.op.name.removeprefix("stablehlo.") if node.kind == "op" else node.kind for node in nodes]
+    horizon, fused = _liveness(kinds, readers)
+    results = [i for i, node in enumerate(nodes) if node.kind == "result"]
+    # Several results are a tuple, whose table of buffer addresses XLA allocates too.
+    outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
+    tied = {use.src for use in graph.uses if use.kind == "alias"}
+    made = [node.kind in ("op", "carry") and not fused[i] and sizes[i] > 0
+            and not any(kinds[r] == "result" for r in readers[i]) for i, node in enumerate(nodes)]
+    buffers = _value_buffers(kinds, made, sizes, horizon) + _resharding_buffers(graph, choices, kinds, horizon, fused)
+    live = np.zeros(len(nodes) + 1)
+    for start, end, size in buffers:
+        live[start] += size
+        live[end + 1] -= size
+    live = np.cumsum(live)[:-1]
+    at = int(np.argmax(live)) if len(live) else 0
+    return PeakMemory(arguments=sum(sizes[i] for i, node in enumerate(nodes) if node.kind == "argument"),
+                      outputs=outputs, aliased=sum(sizes[i] for i in tied if nodes[i].index in donated),
+                      temporaries=float(live[at]) if len(live) else 0.0, at=nodes[at].label if nodes else "")
+
+
+def _liveness(kinds: list[str], readers: list[list[int]]) -> tuple[list[int], list[bool]]:
+    """Per node, the last program point that reads its value (through fused readers), and
+    whether XLA fuses it into its readers."""
+    fused = [kind in FUSIBLE and bool(rs) and all(kinds[r] in FUSING_READERS for r in rs)
+             and not (kind in EXPENSIVE and len(set(rs)) > 1) for kind, rs in zip(kinds, readers)]
+    horizon = list(range(len(kinds)))
+    for i in reversed(range(len(kinds))):
+        for r in readers[i]:
+            horizon[i] = max(horizon[i], horizon[r] if fused[r] else r)
+    return horizon, fused
+
+
+def _value_buffers(kinds: list[str], made: list[bool], sizes: list[float], horizon: list[int]) -> list[list]:
+    """``[start, end, bytes]`` of the temporaries ``made`` (ops and loop values neither fused
+    nor results). A fusion or an in-place update writes into the buffer of an operand of its
+    size that dies there (XLA's buffer sharing): that buffer lives on instead of a new one."""
+    buffers: list[list] = []
+    ending: dict[int, list[list]] = {}
+    for i, kind in enumerate(kinds):
+        if not made[i]:
+            continue
+        shared = next((b for b in ending.get(i, ()) if b[2] == sizes[i]), None) if kind in IN_PLACE else None
+        if shared is not None:
+            ending[i].remove(shared)
+            shared[1] = horizon[i]
+            ending.setdefault(horizon[i], []).append(shared)
+            continue
+        buffer = [i, horizon[i], sizes[i]]
+        buffers.append(buffer)
+        ending.setdefault(horizon[i], []).append(buffer)
+    return buffers
+
+
+def _resharding_buffers(graph: Graph, choices: tuple[int, ...], kinds: list[str], horizon: list[int],
+                        fused: list[bool]) -> list[list]:
+    """``[start, end, bytes]`` of every resharded copy, one per (value, layout) as
+    annotate_plan makes it, from just before its first reader (where a scheduler that saves
+    memory puts it) to its last."""
+    readers: dict[tuple, list[int]] = {}
+    for use, steps in graph.chosen_reshardings(list(choices)):
+        if kinds[use.dst] != "result":
+            readers.setdefault((use.src, use.result, steps[-1][1]), []).append(use.dst)
+    buffers = []
+    for (src, result, layout), at in readers.items():
+        node = graph.nodes[src]
+        size = tile_bytes(layout, node.shapes[result], node.itemsizes[result], graph.mesh)
+        buffers.append([min(at), max(horizon[r] if fused[r] else r for r in at), size])
+    return buffers
+
+
+def _value_bytes(graph: Graph, node: Node, choice: int) -> float:
+    """Bytes per device of the node's results under its chosen algorithm."""
+    strategy = node.strategies[choice]
+    return sum(tile_bytes(spec, shape, size, graph.mesh) for spec, shape, size in
+               zip(strategy.results, node.shapes, node.itemsizes) if spec is not None and shape is not None)
