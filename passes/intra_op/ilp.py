@@ -9,10 +9,13 @@ per-program-point memory. :func:`solve` picks one algorithm per node minimising
 
 in two steps: the exact reductions of ``ilp_graph.py`` (followers folded onto their
 leaders; without a memory budget, degree-0/1/2 nodes eliminated and dominated
-strategies pruned; one-sided edges folded into node costs), then what remains is
-linearised and handed to a CVXPY MILP solver (HiGHS by default). With HiGHS the LP
-relaxation is solved first: when its optimum is integral, it is the MILP's optimum
-too. ``np.inf`` marks a forbidden strategy or resharding pair.
+strategies pruned; one-sided edges folded into node costs; optionally, repeated layers
+tied to one choice, ``ilp_tying.py``), then what remains is linearised and handed to a
+CVXPY MILP solver (HiGHS by default). With HiGHS the LP relaxation is solved first:
+when its optimum is integral, it is the MILP's optimum too; when it is fractional, its
+fractional nodes are solved again with the others fixed, and a plan the LP's bound
+proves within the mip gap is taken without branch and bound. ``np.inf`` marks a
+forbidden strategy or resharding pair.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ temporaries model what XLA:CPU does with a training step:
 - **Fusion**: an elementwise op, a broadcast, a reshape, a transpose or a slice whose
   readers are all such ops or reductions has no buffer: its readers' fusion computes it,
   and its own operands stay live until those readers run. An "expensive" one (exp, log,
-  tanh, divide, ...) read by two or more ops is materialised, as XLA does not compute
-  it again in each. Values read by matmuls, convolutions, other ops or returned are
+  tanh, divide, ...) or a broadcast read by two or more ops is materialised, as XLA does
+  not compute it again in each. Values read by matmuls, convolutions, other ops or returned are
   materialised.
 - **Buffer sharing**: a fusion or an in-place update (scatter, dynamic_update_slice)
   writes into the buffer of an operand of its size that dies there.
@@ -46,11 +46,13 @@ FUSIBLE = frozenset({
 })
 # Readers a fusible producer fuses into: other fusible ops and reductions (input fusion).
 FUSING_READERS = FUSIBLE | {"reduce"}
-# Fusible ops XLA does not compute again in each of several readers (its "expensive" ops):
-# read by two or more ops, their value is materialised (softmax's exp: its sum and its
-# normalisation read it).
-EXPENSIVE = frozenset({"atan2", "cbrt", "cosine", "divide", "exponential", "exponential_minus_one", "log",
-                       "log_plus_one", "logistic", "power", "remainder", "rsqrt", "sine", "sqrt", "tan", "tanh"})
+# Fusible ops XLA does not compute again in each of several readers (its "expensive" ops,
+# and broadcasts, which XLA:CPU makes a buffer of their own): read by two or more ops,
+# their value is materialised (softmax's exp: its sum and its normalisation read it; the
+# causal mask broadcast to the scores' shape: the forward and the backward select).
+EXPENSIVE = frozenset({"atan2", "broadcast_in_dim", "cbrt", "cosine", "divide", "exponential",
+                       "exponential_minus_one", "log", "log_plus_one", "logistic", "power", "remainder", "rsqrt",
+                       "sine", "sqrt", "tan", "tanh"})
 # Ops whose output may take the buffer of an operand of its size that dies there: fusions
 # (XLA's buffer sharing) and the in-place updates.
 IN_PLACE = FUSIBLE | {"scatter", "dynamic_update_slice"}
@@ -67,13 +69,15 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
             readers[use.src].append(use.dst)
     kinds = [node.op.name.removeprefix("stablehlo.") if node.kind == "op" else node.kind for node in nodes]
     horizon, fused = _liveness(kinds, readers)
+    early = _from_arguments(graph)
     results = [i for i, node in enumerate(nodes) if node.kind == "result"]
     # Several results are a tuple, whose table of buffer addresses XLA allocates too.
     outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
     tied = {use.src for use in graph.uses if use.kind == "alias"}
     made = [node.kind in ("op", "carry") and not fused[i] and sizes[i] > 0
             and not any(kinds[r] == "result" for r in readers[i]) for i, node in enumerate(nodes)]
-    buffers = _value_buffers(kinds, made, sizes, horizon) + _resharding_buffers(graph, choices, kinds, horizon, fused)
+    buffers = _value_buffers(kinds, made, sizes, horizon, early) + \
+        _resharding_buffers(graph, choices, kinds, horizon, fused, early)
     live = np.zeros(len(nodes) + 1)
     for start, end, size in buffers:
         live[start] += size
@@ -97,7 +101,24 @@ def _liveness(kinds: list[str], readers: list[list[int]]) -> tuple[list[int], li
     return horizon, fused
 
 
-def _value_buffers(kinds: list[str], made: list[bool], sizes: list[float], horizon: list[int]) -> list[list]:
+def _from_arguments(graph: Graph) -> list[bool]:
+    """Per node, whether it computes from arguments and constants without a matmul or
+    convolution on the way. XLA's schedule makes such values first (the one-hot gradient
+    of a cross-entropy, a scatter of the labels as wide as the logits, is made before the
+    forward pass), so their buffers live from the program's start."""
+    sources: list[list[int]] = [[] for _ in graph.nodes]
+    for use in graph.uses:
+        if use.kind == "operand":
+            sources[use.dst].append(use.src)
+    early = []
+    for i, node in enumerate(graph.nodes):
+        early.append(node.kind == "argument" or node.kind == "op" and not node.heavy
+                     and all(early[s] for s in sources[i]))
+    return early
+
+
+def _value_buffers(kinds: list[str], made: list[bool], sizes: list[float], horizon: list[int],
+                   early: list[bool]) -> list[list]:
     """``[start, end, bytes]`` of the temporaries ``made`` (ops and loop values neither fused
     nor results). A fusion or an in-place update writes into the buffer of an operand of its
     size that dies there (XLA's buffer sharing): that buffer lives on instead of a new one."""
@@ -112,14 +133,14 @@ def _value_buffers(kinds: list[str], made: list[bool], sizes: list[float], horiz
             shared[1] = horizon[i]
             ending.setdefault(horizon[i], []).append(shared)
             continue
-        buffer = [i, horizon[i], sizes[i]]
+        buffer = [0 if early[i] else i, horizon[i], sizes[i]]
         buffers.append(buffer)
         ending.setdefault(horizon[i], []).append(buffer)
     return buffers
 
 
 def _resharding_buffers(graph: Graph, choices: tuple[int, ...], kinds: list[str], horizon: list[int],
-                        fused: list[bool]) -> list[list]:
+                        fused: list[bool], early: list[bool]) -> list[list]:
     """``[start, end, bytes]`` of every resharded copy, one per (value, layout) as
     annotate_plan makes it, from just before its first reader (where a scheduler that saves
     memory puts it) to its last."""
