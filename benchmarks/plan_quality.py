@@ -71,7 +71,7 @@ from plan_quality_models import MissingLibrary, Workload, zoo  # noqa: E402
 MB = 2**20
 MESHES = ((8,), (1, 8), (2, 4), (2, 2, 2))
 QUICK_MESHES = ((8,), (2, 4))
-BASELINES = ("dp", "zero2", "zero3", "megatron")
+BASELINES = ("dp", "zero2", "zero3", "megatron", "fsdp-tp")
 KIND_SHORT = {"all-reduce": "AR", "all-gather": "AG", "reduce-scatter": "RS", "all-to-all": "A2A",
               "collective-permute": "CP"}
 
@@ -206,7 +206,25 @@ def baseline_specs(work: Workload, kind: str, mesh: jax.sharding.Mesh) -> tuple[
         return P()
 
     batch_axes = everything
-    if kind == "megatron":
+    if kind == "fsdp-tp":  # MaxText's default: FSDP (ZeRO-3) over the leading axes, tensor parallel on the last
+        if work.megatron is None or len(everything) < 2:
+            return None
+        batch_axes, model = everything[:-1], everything[-1:]
+        fsdp_ways = math.prod(mesh.shape[a] for a in batch_axes)
+
+        def fsdp_tp(path: tuple, leaf: jax.ShapeDtypeStruct) -> P:
+            name, shape = jax.tree_util.keystr(path), leaf.shape
+            entries: list = [None] * len(shape)
+            tp = next((dim for pattern, dim in work.megatron if re.search(pattern, name)), None)
+            if tp is not None and shape[tp] % mesh.shape[model[0]] == 0:
+                entries[tp] = model[0]
+            free = [d for d in range(len(shape)) if entries[d] is None and shape[d] % fsdp_ways == 0
+                    and shape[d] >= fsdp_ways]
+            if free:
+                entries[max(free, key=lambda d: shape[d])] = batch_axes if len(batch_axes) > 1 else batch_axes[0]
+            return P(*entries)
+        state = jax.tree_util.tree_map_with_path(fsdp_tp, work.state)  # optimizer state as its parameter
+    elif kind == "megatron":
         if work.megatron is None:
             return None
         batch_axes, model = everything[:-1], everything[-1:]
@@ -268,7 +286,8 @@ def measure(work: Workload, shape: tuple[int, ...], steady_state: bool = True) -
     for kind in BASELINES:
         specs = baseline_specs(work, kind, mesh)
         if specs is None:
-            row[kind] = {"skipped": work.megatron_note or "no rules"}
+            row[kind] = {"skipped": "a 2-D mesh's baseline" if kind == "fsdp-tp" and len(shape) < 2 and work.megatron
+                         else work.megatron_note or "no rules"}
             continue
         key = repr(specs)
         if key in seen:  # e.g. ZeRO-2 of an SGD model is DP: nothing to shard
@@ -326,7 +345,8 @@ def ratio(a: float, b: float) -> float:
 COLUMNS = (("model", "model", "{}"), ("mesh", "mesh", "{}"), ("plan_mb", "plan emitted", "{:.3g}"),
            ("relayout_mb", "re-layout", "{:.3g}"), ("steady_mb", "plan steady", "{:.3g}"),
            ("dp_mb", "DP", "{:.3g}"), ("zero2_mb", "ZeRO-2", "{:.3g}"), ("zero3_mb", "ZeRO-3", "{:.3g}"),
-           ("megatron_mb", "Megatron", "{:.3g}"), ("best", "best baseline", "{}"),
+           ("megatron_mb", "Megatron", "{:.3g}"), ("fsdp-tp_mb", "FSDP x TP", "{:.3g}"),
+           ("best", "best baseline", "{}"),
            ("steady_over_best", "steady / best", "{:.2f}"), ("best_ring", "best (ring)", "{}"),
            ("steady_over_best_ring", "steady / best (ring)", "{:.2f}"), ("predicted_mb", "predicted", "{:.3g}"),
            ("predicted_over_emitted", "predicted / emitted", "{:.2f}"), ("flops_over_dp", "FLOPs plan / DP", "{:.2f}"),
@@ -366,7 +386,10 @@ def markdown(result: dict) -> str:
         "every optimizer-state leaf on its largest dimension divisible by 8 (XLA:CPU has no reduce-scatter "
         "creator, so the gradient stays an all-reduce and the new parameters are all-gathered); ZeRO-3 also "
         "shards the parameters; Megatron splits the batch over all axes but the last and the parameters "
-        "column/row-wise over the last (on the 1-D mesh 8: tensor parallelism alone, batch replicated). "
+        "column/row-wise over the last (on the 1-D mesh 8: tensor parallelism alone, batch replicated); "
+        "FSDP x TP (2-D meshes, MaxText's default) splits the batch and, ZeRO-3-wise, every parameter and its "
+        "optimizer state on their largest other dimension over all axes but the last, and the parameters "
+        "Megatron's way over the last. "
         "best: the baseline with the fewest bytes (ring: the fewest ring-weighted bytes). FLOPs: per device, "
         "from XLA's cost analysis; mem: arguments + outputs + temporaries per device, MiB (XLA's "
         "memory_analysis); mem predicted / XLA: ShardingPlan.peak_memory over the plan's. plan s: lowering "
@@ -412,6 +435,8 @@ def _baseline_note(entry: dict) -> str:
 # -------------------------------------------------------------- driver
 
 MODEL_NAMES = ("mlp-dp", "mlp-mp", "gpt", "bert", "moe", "wresnet", "flax-cnn", "hf-gpt2")
+# Models at scale, run only when named (--models gpt3-1.3b): their compiles take minutes.
+SCALE_MODELS = ("gpt3-1.3b",)
 
 
 def parse_meshes(text: str) -> list[tuple[int, ...]]:
@@ -422,7 +447,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="small sizes, meshes 8 and 2x4 (a few minutes on 2 cores)")
-    parser.add_argument("--models", default="", help="comma-separated subset of: " + ", ".join(MODEL_NAMES))
+    parser.add_argument("--models", default="", help="comma-separated subset of: " + ", ".join(MODEL_NAMES) +
+                        "; or, at scale (full sizes only): " + ", ".join(SCALE_MODELS))
     parser.add_argument("--meshes", default="", help="comma-separated meshes, e.g. 8,1x8,2x4,2x2x2")
     parser.add_argument("--no-steady-state", dest="steady_state", action="store_false",
                         help="ShardParallel(steady_state=False): the plan may return the state in other "
@@ -431,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
                         "(default benchmarks/results/plan_quality[_quick][_untied])")
     args = parser.parse_args(argv)
     constructors = zoo(args.quick)
-    names = [n for n in args.models.split(",") if n] or list(constructors)
+    names = [n for n in args.models.split(",") if n] or [n for n in constructors if n not in SCALE_MODELS]
     unknown = [n for n in names if n not in constructors]
     if unknown:
         parser.error(f"unknown model(s) {unknown}; choose from {', '.join(constructors)}")

@@ -281,4 +281,7 @@ def zoo(quick: bool) -> dict[str, Callable[[], Workload]]:
             stages=(1, 1, 1, 1), base_channels=16, width_factor=2, image_size=32, classes=64), 32),
         "flax-cnn": lambda: flax_cnn("flax-cnn", 32, 32, 64, 64),
         "hf-gpt2": lambda: hf_gpt2("hf-gpt2", 2, 128, 4, 64, 1024, 16),
+        # At scale (not in the default sweep: each compile takes about 40 s): Appendix A's
+        # GPT-3 1.3B, batch 8 x 1024.
+        "gpt3-1.3b": lambda: gpt("gpt3-1.3b", models.GPT3["1.3B"], 8),
     }
