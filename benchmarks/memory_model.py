@@ -70,19 +70,15 @@ COLUMNS = (("model", "model", "{}"), ("layers", "layers", "{}"), ("mesh", "mesh"
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", default=DEFAULT_ROWS, help="comma-separated MODEL[@LAYERS]:MESH, e.g. 6.7B:2x4")
-    parser.add_argument("--quick", action="store_true", help=f"only {QUICK_ROWS} (about a minute)")
+    sys.path.insert(0, str(Path(__file__).parent))
+    from plan_scaling import add_row_options, chosen_rows
+
+    add_row_options(parser, DEFAULT_ROWS, QUICK_ROWS)
     parser.add_argument("--batch-size", type=int, default=8, help="sequences per step")
     parser.add_argument("--no-donate", action="store_true", help="keep the state's buffers (no donate_argnums)")
     parser.add_argument("--out", default="benchmarks/results/memory_model", help="output path without extension")
     args = parser.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).parent))
-    from plan_scaling import parse_row
-
-    rows = [parse_row(r)[:3] for r in (QUICK_ROWS if args.quick else args.rows).split(",")]
-    devices = max(math.prod(mesh) for _, _, mesh in rows)
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               f" --xla_force_host_platform_device_count={devices}").strip()
+    rows = [row[:3] for row in chosen_rows(args, QUICK_ROWS)[0]]
     from ilp_scaling import command_line, machine_info, markdown_table, save
 
     out = Path(args.out)

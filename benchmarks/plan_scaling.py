@@ -110,19 +110,31 @@ COLUMNS = (("model", "model", "{}"), ("layers", "layers", "{}"), ("mesh", "mesh"
            ("compile_seconds", "XLA compile s", "{:.1f}"), ("ratio", "plan / compile", "{:.2f}"))
 
 
+def add_row_options(parser: argparse.ArgumentParser, rows: str, quick: str) -> None:
+    """``--rows`` (default ``rows``) and ``--quick`` (``quick`` only): the GPT-3 steps to run."""
+    parser.add_argument("--rows", default=rows, help="comma-separated MODEL[@LAYERS]:MESH[:plan], e.g. 6.7B:2x4")
+    parser.add_argument("--quick", action="store_true", help=f"only {quick} (about a minute)")
+
+
+def chosen_rows(args: argparse.Namespace, quick: str) -> tuple[list[tuple], int]:
+    """The parsed rows, and the devices the largest mesh needs, made that many virtual CPU
+    devices (before JAX starts)."""
+    rows = [parse_row(r) for r in (quick if args.quick else args.rows).split(",")]
+    devices = max(math.prod(row[2]) for row in rows)
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                               f" --xla_force_host_platform_device_count={devices}").strip()
+    return rows, devices
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", default=DEFAULT_ROWS, help="comma-separated MODEL[@LAYERS]:MESH, e.g. 6.7B:2x4")
-    parser.add_argument("--quick", action="store_true", help=f"only {QUICK_ROWS} (about a minute)")
+    add_row_options(parser, DEFAULT_ROWS, QUICK_ROWS)
     parser.add_argument("--batch-size", type=int, default=8,
                         help="sequences per step (raised to the mesh's device count where that is larger)")
     parser.add_argument("--busy", type=int, default=0, help="other processes keeping a core busy each")
     parser.add_argument("--out", default="benchmarks/results/plan_scaling", help="output path without extension")
     args = parser.parse_args(argv)
-    rows = [parse_row(r) for r in (QUICK_ROWS if args.quick else args.rows).split(",")]
-    devices = max(math.prod(mesh) for _, _, mesh, _ in rows)
-    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
-                               f" --xla_force_host_platform_device_count={devices}").strip()
+    rows, devices = chosen_rows(args, QUICK_ROWS)
     sys.path.insert(0, str(Path(__file__).parent))
     from ilp_scaling import command_line, machine_info, markdown_table, save
 

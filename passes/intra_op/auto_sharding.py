@@ -209,12 +209,10 @@ class AutoShardingPass(MeshOptions, Pass):
             reduce_scatter=self.prefer_reduce_scatter), self.batch_args, forbidden, self.share_reshardings)
         for name, op in sorted(graph.no_rule.items()):
             diagnostics.warning(op, f"no sharding rule for '{name}'; it runs replicated")
-        buffers_donated = set()
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
             if ALIASING_OUTPUT in attrs:
                 graph.add_alias(number, ir.IntegerAttr(attrs[ALIASING_OUTPUT]).value)
-                buffers_donated.add(number)
-        donated = {use.src for use in graph.uses if use.kind == "alias"}
+        donated = {use.src for use in graph.uses if use.kind == "alias"}  # argument numbers
         for argument, result in self.state:
             if argument not in donated:  # a donation already ties it (argument number = node number)
                 graph.add_alias(argument, result)
@@ -245,7 +243,7 @@ class AutoShardingPass(MeshOptions, Pass):
         if not solution.optimal:
             diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit "
                                       f"({self.solver_time_limit} s); the plan is feasible but not proven optimal")
-        memory = peak_memory(graph, solution.choices, buffers_donated)
+        memory = peak_memory(graph, solution.choices, donated)
         plan = replace(annotate_plan(graph, solution, func, mesh, physical), memory=memory)
         set_module_mesh(module, physical)
         return plan
