@@ -77,7 +77,7 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     made = [node.kind in ("op", "carry") and not fused[i] and sizes[i] > 0
             and not any(kinds[r] == "result" for r in readers[i]) for i, node in enumerate(nodes)]
     buffers = _value_buffers(kinds, made, sizes, horizon, early) + \
-        _resharding_buffers(graph, choices, kinds, horizon, fused, early)
+        _resharding_buffers(graph, choices, kinds, horizon, fused)
     live = np.zeros(len(nodes) + 1)
     for start, end, size in buffers:
         live[start] += size
@@ -140,7 +140,7 @@ def _value_buffers(kinds: list[str], made: list[bool], sizes: list[float], horiz
 
 
 def _resharding_buffers(graph: Graph, choices: tuple[int, ...], kinds: list[str], horizon: list[int],
-                        fused: list[bool], early: list[bool]) -> list[list]:
+                        fused: list[bool]) -> list[list]:
     """``[start, end, bytes]`` of every resharded copy, one per (value, layout) as
     annotate_plan makes it, from just before its first reader (where a scheduler that saves
     memory puts it) to its last."""
