@@ -28,9 +28,6 @@ from collections.abc import Callable, Hashable, Sequence
 
 from ..dialect.schedule_ops import Instruction, Recv, Send
 
-# How often the caller, waiting for the meshes, looks for an interrupt (seconds).
-INTERRUPT_POLL_S = 0.1
-
 
 class _Abandoned(Exception):
     """Raised in a mesh's thread when another mesh's failed: the step is over."""
@@ -109,12 +106,7 @@ def run_streams(streams: Streams, execute: Callable[[int, Instruction, int], Non
 
     futures = [pool.submit(walk, k, stream) for k, stream in streams.items()]
     try:
-        # Waits for every thread in slices: a wait without a timeout can miss an interrupt
-        # that arrives while it blocks (_thread.interrupt_main sets it, nothing wakes the
-        # wait), which hung the step for good on a loaded machine.
-        while concurrent.futures.wait(futures, timeout=INTERRUPT_POLL_S).not_done:
-            pass
-        failures = [f.exception() for f in futures]
+        failures = [f.exception() for f in futures]  # waits for every thread
     except BaseException:  # Ctrl-C: the threads stop after their current program, not at exit
         meetings.fail()
         raise
