@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _thread
 import concurrent.futures
+import signal
 import threading
 import time
 
@@ -95,15 +96,21 @@ def test_a_failure_stops_every_mesh_and_is_raised():
 
 def test_an_interrupted_step_stops_every_mesh():
     # Ctrl-C while the caller waits: mesh 1, at a recv whose send never comes, must stop
-    # too, or the interpreter would wait for its thread at exit.
-    def execute(k, instruction, index) -> None:
-        time.sleep(0.5)  # the caller is waiting for the threads by now
-        _thread.interrupt_main()
+    # too, or the interpreter would wait for its thread at exit. With Python's own SIGINT
+    # handler: a process a script starts in the background inherits SIGINT ignored, and
+    # there interrupt_main does nothing (the test then waited forever).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        def execute(k, instruction, index) -> None:
+            time.sleep(0.5)  # the caller is waiting for the threads by now
+            _thread.interrupt_main()
 
-    pool = concurrent.futures.ThreadPoolExecutor(2)
-    with pytest.raises(KeyboardInterrupt):
-        run_streams(split_order([(0, Run("a", 0)), (1, Recv(0, 0))]), execute, pool)
-    stopped = threading.Thread(target=pool.shutdown)  # waits for both threads
-    stopped.start()
-    stopped.join(WAIT_S)
-    assert not stopped.is_alive(), "a mesh's thread still waits"
+        pool = concurrent.futures.ThreadPoolExecutor(2)
+        with pytest.raises(KeyboardInterrupt):
+            run_streams(split_order([(0, Run("a", 0)), (1, Recv(0, 0))]), execute, pool)
+        stopped = threading.Thread(target=pool.shutdown)  # waits for both threads
+        stopped.start()
+        stopped.join(WAIT_S)
+        assert not stopped.is_alive(), "a mesh's thread still waits"
+    finally:
+        signal.signal(signal.SIGINT, previous)
