@@ -23,25 +23,27 @@ from alpa_mlir.passes.intra_op.ilp_graph import CostGraph, Edge, objective
 from alpa_mlir.passes.intra_op.ilp_tying import repeated_classes, tie
 
 
-def layered_graph(seed: int, layers: int, width: int = 3) -> CostGraph:
-    """``layers`` copies of one random layer of ``width`` nodes, each layer's last node
-    feeding the next layer's first, between a head and a tail node of their own costs."""
+def layered_graph(seed: int, layers: int, width: int = 4, max_strategies: int = 3) -> CostGraph:
+    """``layers`` copies of one random layer of ``width`` nodes, all pairs of them joined,
+    each layer's last two nodes feeding the next layer's first two, between a head and a
+    tail node of their own costs. Every node has degree 3 or more, so the exact
+    elimination leaves the graph whole and the ILP sees every layer."""
     rng = np.random.default_rng(seed)
-    k = rng.integers(2, 4, width)
+    k = rng.integers(2, max_strategies + 1, width)
     layer_costs = [rng.random(kv) for kv in k]
-    inner = [(a, b, rng.random((k[a], k[b]))) for a in range(width) for b in range(a + 1, width) if rng.random() < 0.7]
-    link = rng.random((k[-1], k[0]))
+    inner = [(a, b, rng.random((k[a], k[b]))) for a in range(width) for b in range(a + 1, width)]
+    links = [(width - 1, 0, rng.random((k[-1], k[0]))), (width - 2, 1, rng.random((k[-2], k[1])))]
     costs = [rng.random(k[0])]  # head
-    edges = [Edge(0, 1, rng.random((k[0], k[0])))]
+    edges = [Edge(0, 1, rng.random((k[0], k[0]))), Edge(0, 2, rng.random((k[0], k[1])))]
     for layer in range(layers):
         base = 1 + layer * width
         costs += layer_costs
         edges += [Edge(base + a, base + b, r) for a, b, r in inner]
         if layer + 1 < layers:
-            edges.append(Edge(base + width - 1, base + width, link))
+            edges += [Edge(base + a, base + width + b, r) for a, b, r in links]
     tail = len(costs)
     costs.append(rng.random(k[-1]))
-    edges.append(Edge(tail - 1, tail, rng.random((k[-1], k[-1]))))
+    edges += [Edge(tail - 1, tail, rng.random((k[-1], k[-1]))), Edge(tail - 2, tail, rng.random((k[-2], k[-1])))]
     return CostGraph(tuple(costs), tuple(edges))
 
 
@@ -55,7 +57,7 @@ def as_dicts(graph: CostGraph) -> tuple[dict, dict]:
 
 def test_interior_layers_tie_and_the_ends_do_not() -> None:
     graph = layered_graph(0, layers=12)
-    width = 3
+    width = 4
 
     def node(layer: int, position: int) -> int:
         return 1 + layer * width + position
@@ -93,7 +95,7 @@ def test_tied_graph_sums_members_and_pays_inner_edges_on_the_diagonal() -> None:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_tied_ilp_of_repeated_layers_matches_brute_force(seed: int) -> None:
-    graph = layered_graph(seed, layers=3)
+    graph = layered_graph(seed, layers=3, max_strategies=2)  # 14 nodes: 2^14 plans
     _, best = brute_force(graph)
     tied = solve(graph, tie_repeated=True)
     assert tied.objective == pytest.approx(best, rel=1e-9)
@@ -105,7 +107,8 @@ def test_tied_ilp_of_deep_stacks_matches_the_untied_optimum(seed: int) -> None:
     graph = layered_graph(seed, layers=16)
     untied, tied = solve(graph), solve(graph, tie_repeated=True)
     assert tied.objective == pytest.approx(untied.objective, rel=1e-9)
-    assert tied.stats.nodes_after_reduction <= untied.stats.nodes_after_reduction
+    assert untied.stats.nodes_after_reduction == len(graph.node_costs) - 2  # all but the head and the tail
+    assert tied.stats.nodes_after_reduction < untied.stats.nodes_after_reduction / 2
 
 
 def test_local_search_undoes_a_tie_the_optimum_breaks(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -144,7 +147,7 @@ def test_small_gpt_plans_the_same_objective_tied_and_untied(mesh: str) -> None:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_tied_ilp_keeps_the_memory_budget(seed: int) -> None:
-    graph = layered_graph(seed, layers=3)
+    graph = layered_graph(seed, layers=3, max_strategies=2)
     rng = np.random.default_rng(seed)
     memory = tuple(np.asarray(rng.integers(1, 4, len(c)), dtype=float) for c in graph.node_costs)
     n = len(graph.node_costs)
