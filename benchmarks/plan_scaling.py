@@ -106,6 +106,7 @@ def run_one(name: str, layers: int | None, mesh: tuple[int, ...], batch_size: in
 
 COLUMNS = (("model", "model", "{}"), ("layers", "layers", "{}"), ("mesh", "mesh", "{}"), ("batch", "batch", "{}"),
            ("nodes", "ILP nodes", "{}"), ("nodes_after_reduction", "solved", "{}"), ("method", "method", "{}"),
+           ("objective", "objective", "{:.7g}"),
            ("solve_seconds", "solve s", "{:.1f}"), ("plan_seconds", "plan s", "{:.1f}"),
            ("compile_seconds", "XLA compile s", "{:.1f}"), ("ratio", "plan / compile", "{:.2f}"))
 

@@ -60,7 +60,7 @@ IN_PLACE = FUSIBLE | {"scatter", "dynamic_update_slice"}
 
 def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> PeakMemory:
     """The memory of the plan ``choices`` of ``graph``; ``donated``: the argument numbers
-    whose buffers XLA may reuse for a result (``tf.aliasing_output``)."""
+    (= their node numbers) whose buffers XLA reuses for a result (``tf.aliasing_output``)."""
     nodes = graph.nodes
     sizes = [_value_bytes(graph, node, choices[i]) for i, node in enumerate(nodes)]
     readers: list[list[int]] = [[] for _ in nodes]
@@ -73,7 +73,6 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     results = [i for i, node in enumerate(nodes) if node.kind == "result"]
     # Several results are a tuple, whose table of buffer addresses XLA allocates too.
     outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
-    tied = {use.src for use in graph.uses if use.kind == "alias"}
     made = [node.kind in ("op", "carry") and not fused[i] and sizes[i] > 0
             and not any(kinds[r] == "result" for r in readers[i]) for i, node in enumerate(nodes)]
     buffers = _value_buffers(kinds, made, sizes, horizon, early) + \
@@ -85,7 +84,7 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     live = np.cumsum(live)[:-1]
     at = int(np.argmax(live)) if len(live) else 0
     return PeakMemory(arguments=sum(sizes[i] for i, node in enumerate(nodes) if node.kind == "argument"),
-                      outputs=outputs, aliased=sum(sizes[i] for i in tied if nodes[i].index in donated),
+                      outputs=outputs, aliased=sum(sizes[i] for i in donated),
                       temporaries=float(live[at]) if len(live) else 0.0, at=nodes[at].label if nodes else "")
 
 
