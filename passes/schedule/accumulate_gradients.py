@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from jax._src.lib.mlir import ir
-from jax._src.lib.mlir.dialects import sdy
+from jax._src.lib.mlir.dialects import hlo, sdy
 
 from ...dialect.annotations import SDY_SHARDING, find_main, get_value_attrs, sdy_mesh_name, sdy_meshes
 from ...dialect.context import walk
@@ -244,7 +243,10 @@ def _partial_sums(step: _Step, axes: list[str]) -> set[ir.Value]:
 
     A ``dot_general`` whose operands carry all of ``axes`` on their contracting
     dimensions (and on no other), or a summing ``reduce`` over such dimensions, starts
-    a partial sum; a linear op of a partial sum continues it. Kept: the partial sums
+    a partial sum; a linear op of a partial sum continues it, unless it contracts a
+    dimension that an operand carries one of ``axes`` on: a sum partial over an axis
+    cannot meet a value split over it in a contraction (Shardy aborts the process), so
+    it is reduced there, as planned. Kept: the partial sums
     from which a crossing value is reached through partial sums alone.
     """
     wanted = set(axes)
@@ -255,21 +257,18 @@ def _partial_sums(step: _Step, axes: list[str]) -> set[ir.Value]:
             continue
         operands = list(op.operands)
         carries = [v in partial for v in operands]
-        starts = False
-        if kind == "stablehlo.dot_general" and not any(carries):
-            numbers = str(op.attributes["dot_dimension_numbers"])
-            starts = all(_contracts(_dim_axes(step.sharding(operand)), _contracting(numbers, side), wanted)
-                         for operand, side in zip(operands, ("lhs", "rhs")))
-        elif kind == "stablehlo.reduce" and _sums(op) and not carries[1]:
-            dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
-            starts = _contracts(_dim_axes(step.sharding(operands[0])), dims, wanted)
-        if starts:
-            partial.add(op.result)
+        contracted = _contracted(op)
+        dims = [_dim_axes(step.sharding(operand)) for operand in operands[:len(contracted)]]
+        if (kind == "stablehlo.dot_general" and not any(carries)) or (
+                kind == "stablehlo.reduce" and _sums(op) and not any(carries)):
+            if all(_contracts(d, c, wanted) for d, c in zip(dims, contracted)):
+                partial.add(op.result)
             continue
         if (not any(carries) or (kind in _ONE_PARTIAL_OPERAND and all(carries))
                 or (kind in _ALL_PARTIAL_OPERANDS and not all(carries))
                 or (kind == "stablehlo.divide" and carries[1])
-                or (kind == "stablehlo.reduce" and (not _sums(op) or carries[1]))):
+                or (kind == "stablehlo.reduce" and (not _sums(op) or carries[1]))
+                or any(wanted & {a for k in c for a in d[k]} for d, c in zip(dims, contracted))):
             continue
         partial.add(op.result)
     reach = [v for v in step.crossing if v in partial]
@@ -282,10 +281,15 @@ def _partial_sums(step: _Step, axes: list[str]) -> set[ir.Value]:
     return kept
 
 
-def _contracting(numbers: str, side: str) -> list[int]:
-    """The contracting dimensions of one side of ``#stablehlo.dot<...>``."""
-    found = re.search(side + r"_contracting_dimensions = \[([\d, ]*)\]", numbers)
-    return [int(d) for d in found.group(1).split(",") if d.strip()] if found else []
+def _contracted(op: ir.Operation) -> list[list[int]]:
+    """The dimensions ``op`` contracts, per operand that has any: a ``dot_general``'s
+    contracting dimensions of each side, a ``reduce``'s dimensions of its input."""
+    if op.name == "stablehlo.dot_general":
+        numbers = hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+        return [list(numbers.lhs_contracting_dimensions), list(numbers.rhs_contracting_dimensions)]
+    if op.name == "stablehlo.reduce":
+        return [list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))]
+    return []
 
 
 def _contracts(dims: list[list[str]], contracted: list[int], axes: set[str]) -> bool:

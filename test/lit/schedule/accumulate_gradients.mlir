@@ -87,3 +87,22 @@ func.func @host_callbacks_in_the_loop(%arg0: tensor<4x4xf32> {sdy.sharding = #sd
   %2 = stablehlo.subtract %arg0, %0 {alpa.apply_grad, alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<4x4xf32>
   return %2, %1 : tensor<4x4xf32>, tensor<f32>
 }
+
+// -----
+
+// A partial sum that meets a weight split over the same axis in a contraction stays as
+// planned: it is reduced before the second dot_general, and nothing is unreduced (kept
+// partial through it, Shardy aborted the process: HF Flax Llama with 2 micro-batches on
+// a 2x4 mesh).
+// CHECK-LABEL: func @partial_sum_meets_a_split_contraction
+// CHECK-NOT:     unreduced
+// CHECK:         stablehlo.while
+// CHECK-NOT:     unreduced
+// CHECK:         return
+sdy.mesh @mesh = <["x"=2]>
+func.func @partial_sum_meets_a_split_contraction(%arg0: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %w: tensor<4x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {"x"}]>}) -> tensor<4x4xf32> {
+  %0 = stablehlo.dot_general %arg1, %arg1, contracting_dims = [0] x [0] {alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %1 = stablehlo.dot_general %0, %w, contracting_dims = [1] x [1] {alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %2 = stablehlo.subtract %arg0, %1 {alpa.apply_grad, alpa.segment = 0 : i64, sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<4x4xf32>
+  return %2 : tensor<4x4xf32>
+}
