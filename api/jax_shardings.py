@@ -93,7 +93,8 @@ def auto_shard(fn_or_lowered: Callable | jax.stages.Lowered, *args: Any,
         plan, text = saved, ""
     else:
         state = tuple((module_argument[a], r) for a, r in training_state(lowered, batch) if a in module_argument)
-        plan = plan_module(module, method, device_mesh, batch_args, name, stacklevel=3, state=state)
+        plan = plan_module(module, method, device_mesh, batch_args, name, stacklevel=3, state=state,
+                           devices=devices)
         text = module_text(module)
 
     jax_mesh = device_mesh.to_jax_mesh(devices)

@@ -36,6 +36,23 @@ _CALL_OPTIONS = ("mesh_shape", "batch_args", "state", "report")
 _DERIVED_OPTIONS = ("allow_mixed_mesh_shape", "allow_flattened_mesh")
 # Option names in the pass's messages (kebab-case) that the method spells differently.
 _RENAMED = {"batch-args": "batch_argnums"}
+# The share of each device's memory a plan leaves free by default (memory_budget=None):
+# what XLA's runtime takes beside the buffers its buffer assignment counts (cuBLAS and
+# cuDNN workspaces, collective buffers, executables) and the allocator's fragmentation.
+MEMORY_RESERVE = 0.10
+
+
+def device_memory_budget(devices: Sequence[Any]) -> float:
+    """The default ``memory_budget``: the least memory any of ``devices`` reports
+    (``memory_stats()["bytes_limit"]``, GPU and TPU) less :data:`MEMORY_RESERVE`; 0 (no
+    budget) where a device reports none, as XLA:CPU's do."""
+    limits = []
+    for device in devices:
+        stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+        if not stats or not stats.get("bytes_limit"):
+            return 0.0
+        limits.append(float(stats["bytes_limit"]))
+    return min(limits) * (1 - MEMORY_RESERVE) if limits else 0.0
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,10 @@ class ShardParallel:
         and dtypes: the training state) keep one sharding in and out, so step after step
         runs without re-laying out the state (Alpa's ``donate_argnums="auto"`` finds them
         the same way). ``False`` lets the plan return them in any sharding.
+      memory_budget: bytes per device the plan may hold (``ShardingPlan.peak_memory``:
+        what XLA's ``memory_analysis`` adds up). ``None`` (the default): each device's
+        memory (``memory_stats()["bytes_limit"]``) less :data:`MEMORY_RESERVE`, where the
+        backend reports it (GPU, TPU), no budget where it does not (CPU); ``0``: none.
       plan: a saved plan to reuse instead of searching: a :class:`SavedPlan`, a path to
         one, or a bare :class:`ShardingPlan` (which fixes the shardings of arguments and
         results; the ops in between are planned again).
@@ -89,7 +110,7 @@ class ShardParallel:
     mesh_axes: tuple[str, ...] = ()
     mesh_alpha: tuple[float, ...] = ()
     mesh_beta: tuple[float, ...] = ()
-    memory_budget: float = 0.0
+    memory_budget: float | None = None
     prefer_reduce_scatter: bool = False
     zero_stage: int = 0
     force_data_parallel: bool = False
@@ -123,6 +144,8 @@ class ShardParallel:
     def __post_init__(self) -> None:
         hints = typing.get_type_hints(AutoShardingPass)
         for option in option_fields(AutoShardingPass):
+            if option.name == "memory_budget" and self.memory_budget is None:
+                continue  # the devices' memory, when the call knows the devices
             if option.name not in _CALL_OPTIONS + _DERIVED_OPTIONS:
                 self._set(option.name, _checked(self, option.name, getattr(self, option.name), hints[option.name]))
         if not (self.allow_mixed_mesh_shape is None or isinstance(self.allow_mixed_mesh_shape, bool)):
@@ -194,6 +217,8 @@ class ShardParallel:
         """The ``alpa-auto-sharding`` instance for one call; option errors name this method's fields."""
         options = {f.name: getattr(self, f.name) for f in option_fields(AutoShardingPass)
                    if f.name not in _CALL_OPTIONS + _DERIVED_OPTIONS}
+        if options["memory_budget"] is None:
+            options["memory_budget"] = 0.0  # the call passes the devices' own (device_memory_budget)
         options["allow_mixed_mesh_shape"] = self.allow_mixed_mesh_shape is True
         options["allow_flattened_mesh"] = self.allow_mixed_mesh_shape is None
         options.update(overrides)

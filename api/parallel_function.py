@@ -206,7 +206,8 @@ class ParallelizedFunction:
         dynamic = [i for i in range(len(args)) if i not in static]
         state = training_state(lowered, [dynamic.index(i) for i in batch if i in dynamic])
         batch_leaves = self._batch_leaves(signature, static, batch, len(args))
-        plan = plan_module(module, self.method, mesh, batch_leaves, self._name, pinned, state=state)
+        plan = plan_module(module, self.method, mesh, batch_leaves, self._name, pinned, state=state,
+                           devices=devices)
         if micro_batches > 1:
             batching = micro_batching(self._jitted, lowered, full_args, kwargs, batch_leaves, micro_batches, self._name)
             accumulate_gradients(module, mesh, micro_batches, batch_leaves, batching.accumulate, batching.concatenated,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
@@ -22,7 +22,7 @@ from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
 from .dialect.names import Accumulation
 from .effect_tokens import start_tokens_in_step
-from .methods import ShardParallel
+from .methods import ShardParallel, device_memory_budget
 from .passes import PipelineError, run_pipeline
 from .passes.export.export_sdy import ExportSdyPass
 from .passes.pipelines import ImportPipeline
@@ -73,7 +73,8 @@ def module_text(module: ir.Module) -> str:
 
 def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batch_args: tuple[int, ...],
                 function: str = "the function", pinned: ShardingPlan | None = None,
-                stacklevel: int = 5, state: tuple[tuple[int, int], ...] = ()) -> ShardingPlan:
+                stacklevel: int = 5, state: tuple[tuple[int, int], ...] = (),
+                devices: Sequence[Any] = ()) -> ShardingPlan:
     """Annotate ``module`` in place with a plan for ``mesh``, and return the plan.
 
     Args:
@@ -86,12 +87,16 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
       function: the user's function, for messages.
       pinned: a plan whose argument and result shardings the new plan must keep.
       stacklevel: of the warnings, so that they point at the user's call.
+      devices: the devices the plan runs on; with ``method.memory_budget=None`` their
+        memory less a reserve is the budget (``device_memory_budget``).
 
     Raises:
       AutoShardingError: the pass rejected the module; the message has its diagnostics.
     """
     names = value_names(module)  # read before the passes rewrite @main
-    overrides = {}
+    overrides: dict[str, Any] = {}
+    if method.memory_budget is None:
+        overrides["memory_budget"] = device_memory_budget(devices)
     if pinned is not None:
         _pin_arguments_and_results(module, pinned)
         if method.keep_user_shardings == "none":

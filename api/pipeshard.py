@@ -58,6 +58,7 @@ from .dialect.context import make_context
 from .dialect.names import Accumulation
 from .host_values import to_host  # noqa: F401 (alpa_mlir.pipeshard.to_host)
 from .markers import lower_traced
+from .methods import device_memory_budget
 from .passes import PipelineError, run_pipeline
 from .passes.inter_op.layer_construction import LayerConstructionPass
 from .passes.inter_op.stage_construction import StageConstructionPass
@@ -224,11 +225,12 @@ class PipeshardParallel:
         return shape
 
     def passes(self, hosts: int, per_host: int, on_plan: Callable[[PipelinePlan], None] | None = None,
-               state: tuple[tuple[int, int], ...] = (), accumulate: Accumulation = "mean") -> list:
+               state: tuple[tuple[int, int], ...] = (), accumulate: Accumulation = "mean",
+               device_memory: float = 0.0) -> list:
         """The compiler's passes after the import pipeline, for a cluster of hosts x per_host;
         ``on_plan`` receives the stage plan; ``state``: the step's (flat argument, flat result)
-        pairs of training state (``signature.training_state``); ``accumulate``: how the
-        micro-batches combine (:func:`~alpa_mlir.accumulation.accumulation`)."""
+        pairs of training state (``signature.training_state``); ``accumulate``: how the micro-
+        batches combine (``accumulation``); ``device_memory``: see ``AutoStageOption``."""
         layer = self.layer_option
         layers = (LayerConstructionPass(**layer.pass_options()) if isinstance(layer, AutoLayerOption)
                   else LayerConstructionPass())
@@ -236,9 +238,7 @@ class PipeshardParallel:
         options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
                                    "device_profile": self.device_profile, "state": state, "on_plan": on_plan}
         if isinstance(stage, AutoStageOption):
-            options.update(submesh_space=stage.submesh_space, logical_mesh_space=stage.logical_mesh_space,
-                           cost_model=stage.cost_model, device_memory=stage.device_memory, epsilon=stage.epsilon,
-                           jobs=stage.jobs)
+            options.update(stage.pass_options(device_memory))
         elif isinstance(stage, UniformStageOption):
             options.update(stage_mode="equal-layer", num_stages=stage.num_stages)
         else:
@@ -427,7 +427,7 @@ class PipeshardFunction:
         plans: list[PipelinePlan] = []
         try:
             reported = run_pipeline(module, provide([ImportPipeline(), *self.method.passes(
-                hosts, per_host, plans.append, state, accumulate)]))
+                hosts, per_host, plans.append, state, accumulate, device_memory_budget(self.method.device_list()))]))
         except ir.MLIRError as error:
             raise AutoShardingError(f"pipelining {self._name} failed:\n  " + diagnostics_text(error)) from None
         except PipelineError as error:

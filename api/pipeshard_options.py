@@ -32,14 +32,24 @@ class ManualLayerOption:
 
 @dataclass(frozen=True)
 class AutoStageOption:
-    """Stages and submeshes from the DP of Eq. 3-4 (Algorithm 1); see ``alpa-stage-construction``."""
+    """Stages and submeshes from the DP of Eq. 3-4 (Algorithm 1); see ``alpa-stage-construction``.
+    ``device_memory``: bytes per device for Eq. 5; ``None`` (the default): each device's
+    memory less ``methods.MEMORY_RESERVE`` where the backend reports it, unlimited where it
+    does not (CPU); ``0``: unlimited."""
 
     submesh_space: Literal["power-of-two", "all"] = "power-of-two"
     logical_mesh_space: Literal["all", "physical"] = "all"
     cost_model: Literal["analytic", "profile"] = "analytic"
-    device_memory: float = 0.0
+    device_memory: float | None = None
     epsilon: float = 0.0
     jobs: int = 1
+
+    def pass_options(self, device_memory: float) -> dict[str, Any]:
+        """The options of ``alpa-stage-construction`` that do this; ``device_memory``: the
+        devices' own, taken where this option's is ``None``."""
+        return {"submesh_space": self.submesh_space, "logical_mesh_space": self.logical_mesh_space,
+                "cost_model": self.cost_model, "epsilon": self.epsilon, "jobs": self.jobs,
+                "device_memory": device_memory if self.device_memory is None else self.device_memory}
 
 
 @dataclass(frozen=True)

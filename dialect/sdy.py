@@ -190,8 +190,8 @@ class _Exporter:
         if not results and isinstance(parsed, Maximal):  # a host callback with no results: Shardy places
             shardings = [self._one(parsed, text, None)]  # the op by one sharding, as JAX writes it
         if is_sharding_custom_call(op):
-            op.results[0].replace_all_uses_with(
-                _constraint(op.operands[0], shardings[0], ir.InsertionPoint(op), op.location))
+            with ir.InsertionPoint(op), op.location:
+                op.results[0].replace_all_uses_with(sharding_constraint(op.operands[0], shardings[0]))
             op.erase()
             return
         del op.attributes[MHLO_SHARDING]
@@ -221,12 +221,11 @@ class _Exporter:
                     "sym_name": ir.StringAttr.get(name), "mesh": attr})
 
 
-def _constraint(value: ir.Value, sharding: ir.Attribute, where: ir.InsertionPoint,
-                location: ir.Location) -> ir.Value:
-    """The result of an ``sdy.sharding_constraint`` of ``value`` inserted at ``where``."""
-    with where, location:
-        return ir.Operation.create("sdy.sharding_constraint", results=[value.type], operands=[value],
-                                   attributes={"sharding": sharding}).results[0]
+def sharding_constraint(value: ir.Value, sharding: ir.Attribute) -> ir.Value:
+    """The result of an ``sdy.sharding_constraint`` of ``value`` to ``sharding``, at the
+    current insertion point and location."""
+    return ir.Operation.create("sdy.sharding_constraint", results=[value.type], operands=[value],
+                               attributes={"sharding": sharding}).results[0]
 
 
 def _pin(value: ir.Value, sharding: ir.Attribute, scope: ir.Operation, where: ir.InsertionPoint,
@@ -238,7 +237,8 @@ def _pin(value: ir.Value, sharding: ir.Attribute, scope: ir.Operation, where: ir
     uses = [(use.owner, use.operand_number) for use in value.uses if _in_dataflow_of(use.owner, scope)]
     if not uses:
         return
-    constrained = _constraint(value, sharding, where, location)
+    with where, location:
+        constrained = sharding_constraint(value, sharding)
     for user, index in uses:
         user.operands[index] = constrained
 

@@ -29,6 +29,7 @@ from . import ilp
 from .annotate_plan import annotate_plan
 from .cost_graph import Graph, Node, ReshardingOracle
 from .cost_model import collective
+from .memory_rows import budget_message, least_memory, memory_rows, within
 from .peak_memory import peak_memory
 from .strategies import StrategyOptions
 from .strategy import Strategy
@@ -222,7 +223,8 @@ class AutoShardingPass(MeshOptions, Pass):
         if self.share_reshardings:
             graph.share_reshardings()
         for node in graph.nodes:
-            node.costs = node.costs + MEMORY_TIE_BREAK * graph.memory(node)
+            if node.kind != "result":  # a result's layout is its value's, which breaks the tie
+                node.costs = node.costs + MEMORY_TIE_BREAK * graph.memory(node)
         if self.prefer_reduce_scatter:
             # Sec. 4.2's rewrite turns an all-reduce into a reduce-scatter and, where the
             # value is needed whole, an all-gather: the same bytes, one collective latency
@@ -233,7 +235,11 @@ class AutoShardingPass(MeshOptions, Pass):
                     max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS
                     for c in s.communication if c.kind == "reduce-scatter") for s in node.strategies])
         try:
-            solution = self._solve(graph, oracle)
+            solution = self._solve(graph, oracle, donated)
+        except ilp.BudgetError:
+            diagnostics.error(func, "auto-sharding: " + budget_message(
+                self.memory_budget, least_memory(graph, donated), mesh.size))
+            return None
         except ilp.IlpError as error:
             hint = ""
             if forbidden and isinstance(error, ilp.InfeasibleError):
@@ -241,41 +247,52 @@ class AutoShardingPass(MeshOptions, Pass):
             diagnostics.error(func, f"auto-sharding: {error}{hint}")
             return None
         if not solution.optimal:
-            diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit "
-                                      f"({self.solver_time_limit} s); the plan is feasible but not proven optimal")
+            limit = f"{self.solver_time_limit} s" if self.solver_time_limit else \
+                f"{ilp.BUDGET_TIME_LIMIT} s under a memory budget, option 'solver-time-limit' raises it"
+            diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit ({limit}); the plan "
+                                      "is feasible but not proven optimal")
         memory = peak_memory(graph, solution.choices, donated)
         plan = replace(annotate_plan(graph, solution, func, mesh, physical), memory=memory)
         set_module_mesh(module, physical)
         return plan
 
-    def _solve(self, graph: Graph, oracle: ReshardingOracle | None) -> ilp.Solution:
+    def _solve(self, graph: Graph, oracle: ReshardingOracle | None, donated: set[int]) -> ilp.Solution:
+        """Eq. 1's optimum, within the memory budget if there is one (``memory_rows.within``)."""
+        if not self.memory_budget:
+            return self._priced(graph, oracle, None, donated)
+        return within(lambda budget: self._priced(graph, oracle, budget, donated),
+                      lambda choices: peak_memory(graph, choices, donated).total, self.memory_budget)
+
+    def _priced(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None, donated: set[int]
+                ) -> ilp.Solution:
         """Eq. 1's optimum; with resharding-costs=xla, solved again while XLA prices a
         picked resharding differently than assumed (each round asks XLA about new pairs
         only, so it ends). After MAX_REPRICING rounds the plan of the last is kept, its
         objective repriced; with share-reshardings it is compared, as XLA prices them,
         with the plan found without (measured: BERT on (2, 2, 2), where every round met
         another axis order of a flattened resharding Table 2 prices at a third of XLA's)."""
-        solution, converged = self._rounds(graph, oracle)
+        solution, converged = self._rounds(graph, oracle, budget, donated)
         if converged or not graph.copies:
             return solution
         graph.share = False
-        unshared, _ = self._rounds(graph, oracle)
+        unshared, _ = self._rounds(graph, oracle, budget, donated)
         if solution.objective <= unshared.objective:
             graph.share = True  # annotated as priced: through the copies
             return solution
         return unshared
 
-    def _rounds(self, graph: Graph, oracle: ReshardingOracle | None) -> tuple[ilp.Solution, bool]:
+    def _rounds(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None, donated: set[int]
+                ) -> tuple[ilp.Solution, bool]:
         """The last round's plan with its objective at the latest prices, and whether
         XLA priced every resharding it picks as the ILP did."""
+        rows = memory_rows(graph, donated) if budget is not None else ((), ())
         for _ in range(MAX_REPRICING + 1):
-            solution = ilp.solve(graph.cost_graph(memory=self.memory_budget > 0),
-                                 memory_budget=self.memory_budget or None, solver=self.solver,
+            solution = ilp.solve(graph.cost_graph(*rows), memory_budget=budget, solver=self.solver,
                                  time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies),
                                  mip_gap=self.mip_gap, tie_repeated=self.tie_repeated_layers)
             if oracle is None or not graph.measure_reshardings(solution.choices, oracle):
                 return solution, True
-        return replace(solution, objective=ilp.objective(graph.cost_graph(memory=False), solution.choices)), False
+        return replace(solution, objective=ilp.objective(graph.cost_graph(), solution.choices)), False
 
     def _xla_oracle(self, mesh: DeviceMesh) -> ReshardingOracle:
         """Reshardings priced as XLA's SPMD partitioner emits them, through

@@ -52,7 +52,7 @@ from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.sharding_plan import Collective
 from .cost_model import resharding_collectives
-from .ilp_graph import CostGraph, Edge, Follow
+from .ilp_graph import CostGraph, Edge, EdgeMemory, Follow
 from .rules import itemsize_of, iteration_space, shape_of
 from .strategies import StrategyOptions, enumerate_strategies
 from .strategy import IterationSpace, Strategy
@@ -352,7 +352,7 @@ class Graph:
 
     # --------------------------------------------------------------------- costs
 
-    def _priced_uses(self):
+    def priced_uses(self):
         """``(src, result, use)`` per edge of Eq. 1: each use from its copy if it has one,
         and each copy from its producer."""
         for number, use in enumerate(self.uses):
@@ -361,10 +361,13 @@ class Graph:
         for src, result, copy in self.copies if self.share else ():
             yield src, result, Use(src, result, copy, "operand", 0)
 
-    def cost_graph(self, memory: bool) -> CostGraph:
-        """Eq. 1's inputs: node costs (with pins and forced choices as inf), edges, merging, memory."""
+    def cost_graph(self, live_sets: tuple[tuple[int, ...], ...] = (), edge_memory: tuple[EdgeMemory, ...] = ()
+                   ) -> CostGraph:
+        """Eq. 1's inputs: node costs (with pins and forced choices as inf), edges, merging;
+        with ``live_sets`` and ``edge_memory`` (``peak_memory.memory_rows``), the memory
+        rows and node bytes."""
         edges = []
-        for src_index, result, use in self._priced_uses():
+        for src_index, result, use in self.priced_uses():
             src = self.nodes[src_index]
             shape, itemsize = src.shapes[result], src.itemsizes[result]
             given = [s.results[result] for s in src.strategies]
@@ -383,8 +386,9 @@ class Graph:
             node_costs=tuple(n.costs for n in self.nodes),
             edges=tuple(edges),
             follows=tuple(self.follows()),
-            node_memory=tuple(self.memory(n) for n in self.nodes) if memory else None,
-            live_sets=self.live_sets() if memory else (),
+            node_memory=tuple(self.memory(n) for n in self.nodes) if live_sets else None,
+            live_sets=live_sets,
+            edge_memory=edge_memory,
         )
 
     def _resharding_matrix(self, given: list[ShardingSpec | None], needs: list[ShardingSpec | None],
@@ -457,9 +461,9 @@ class Graph:
         return changed
 
     def memory(self, node: Node) -> np.ndarray:
-        """Bytes per device each algorithm keeps for the node's results (sinks alias; a
-        copy lives only between its users, like every resharding, and is not counted)."""
-        if node.kind in ("result", "copy"):
+        """Bytes per device each algorithm keeps for the node's results (a result sink: the
+        output's; a copy lives only between its users, like every resharding: nothing)."""
+        if node.kind == "copy":
             return np.zeros(len(node.strategies))
         if node.signature not in self._memory:  # the signature fixes the strategies, shapes and itemsizes
             memory = np.array([sum(tile_bytes(spec, shape, size, self.mesh) for spec, shape, size in zip(
@@ -469,19 +473,6 @@ class Graph:
             self._memory[node.signature] = memory
         return self._memory[node.signature]
 
-    def live_sets(self) -> tuple[tuple[int, ...], ...]:
-        """Nodes live at every heavy op (every op if there is none): defined before it
-        and used at or after it. Peaks of training steps sit at matmuls and convs."""
-        kinds = [n.kind for n in self.nodes]
-        points = [i for i, n in enumerate(self.nodes) if n.heavy] or [i for i, k in enumerate(kinds) if k == "op"]
-        ends = np.array([self.last_use.get(i, i) if k != "result" else -1 for i, k in enumerate(kinds)])
-        starts = np.arange(len(self.nodes))
-        sets: list[tuple[int, ...]] = []
-        for point in points:
-            live = tuple(int(i) for i in np.nonzero((starts <= point) & (ends >= point))[0])
-            if live and (not sets or sets[-1] != live):
-                sets.append(live)
-        return tuple(sets)
 
 def _value_space(shape: tuple[int, ...] | None, consumes: bool) -> IterationSpace:
     """Arguments may take any sharding; a result sink takes its value's."""

@@ -10,12 +10,14 @@ per-program-point memory. :func:`solve` picks one algorithm per node minimising
 in two steps: the exact reductions of ``ilp_graph.py`` (followers folded onto their
 leaders; without a memory budget, degree-0/1/2 nodes eliminated and dominated
 strategies pruned; one-sided edges folded into node costs; optionally, repeated layers
-tied to one choice, ``ilp_tying.py``), then what remains is linearised and handed to a
-CVXPY MILP solver (HiGHS by default). With HiGHS the LP relaxation is solved first:
-when its optimum is integral, it is the MILP's optimum too; when it is fractional, its
-fractional nodes are solved again with the others fixed, and a plan the LP's bound
-proves within the mip gap is taken without branch and bound. ``np.inf`` marks a
-forbidden strategy or resharding pair.
+tied to one choice, ``ilp_tying.py``), then what remains is linearised
+(``ilp_model.py``) and handed to a CVXPY MILP solver (HiGHS by default). With HiGHS
+the LP relaxation is solved first: when its optimum is integral, it is the MILP's
+optimum too; when it is fractional, its fractional nodes are solved again with the
+others fixed (under a memory budget: a dive), and a plan the LP's bound proves within
+the mip gap is taken without branch and bound. A memory budget's rows join the ILP as
+plans break them (:func:`solve`). ``np.inf`` marks a forbidden strategy or resharding
+pair.
 """
 
 from __future__ import annotations
@@ -29,16 +31,15 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import cvxpy as cp
 import numpy as np
-import scipy.sparse as sp
 from cvxpy.reductions.solvers.defines import MI_SOLVERS
 
 from ...plans.plan_summary import byte_text
 from .ilp_graph import (
+    BudgetError,
     CostGraph,
     Edges,
     IlpError,
@@ -47,12 +48,15 @@ from .ilp_graph import (
     fold_followers,
     fold_one_sided,
     local_search,
+    memory_loads,
+    memory_subset,
     objective,
     prune_dominated,
     reduced_objective,
     resolve_followers,
     validate,
 )
+from .ilp_model import build_ilp, live_incidence, memory_message
 from .ilp_tying import repeated_classes, tie
 
 
@@ -97,6 +101,14 @@ _TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
 INTEGRALITY_TOLERANCE = 1e-6
 # HiGHS's default relative MIP gap (its option mip_rel_gap).
 HIGHS_MIP_GAP = 1e-4
+# Seconds of branch and bound under a memory budget when no time limit is given. Where
+# the LP relaxation is fractional, the plan from its rounding (fractional nodes solved
+# with the rest fixed) is kept unless the MILP beats it in that time: on GPT-3 1.3B on
+# (8,) with a 14.9 GiB budget, HiGHS's branch and bound ran 7 minutes and failed.
+BUDGET_TIME_LIMIT = 30.0
+# Memory rows added per round (the most broken), and rounds before giving up.
+ROWS_PER_ROUND = 16
+MAX_ROW_ROUNDS = 12
 
 def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "HIGHS",
           time_limit: float | None = None, presolve: bool = False, mip_gap: float = HIGHS_MIP_GAP,
@@ -111,6 +123,32 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     choice (``ilp_tying.py``), and the tied optimum is then improved one node at a time
     on the untied graph (without a budget); optimal for the tied graph, an upper bound
     for the untied one."""
+    options = {"solver": solver, "time_limit": time_limit, "presolve": presolve, "mip_gap": mip_gap,
+               "tie_repeated": tie_repeated}
+    if memory_budget is None or not graph.live_sets:
+        return _solve_rows(graph, None, **options)
+    # Memory rows are added as plans break them (lazy constraints): the plan without a
+    # budget first, which mostly fits; then the rows it breaks, and those the next plan
+    # breaks. A training step has thousands of rows, mostly far from the peak, and the LP
+    # with all of them is many times slower (GPT-3 350M width, 4 layers: 30 s against 1 s).
+    validate(graph, memory_budget)
+    solution = _solve_rows(replace(graph, live_sets=(), edge_memory=(), node_memory=None), None, **options)
+    active: set[int] = set()
+    for _ in range(MAX_ROW_ROUNDS):
+        loads = memory_loads(graph, solution.choices)
+        broken = np.nonzero(loads > memory_budget * (1 + 1e-9))[0]
+        if not len(broken):
+            return solution
+        active.update(int(r) for r in broken[np.argsort(-loads[broken])][:ROWS_PER_ROUND])
+        solution = _solve_rows(memory_subset(graph, sorted(active)), memory_budget, **options)
+    raise BudgetError(f"no plan found within the memory budget of {byte_text(memory_budget)} per device "
+                          f"after {MAX_ROW_ROUNDS} rounds of memory rows; the last needs "
+                          f"{byte_text(float(memory_loads(graph, solution.choices).max()))}")
+
+
+def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time_limit: float | None,
+                presolve: bool, mip_gap: float, tie_repeated: bool) -> Solution:
+    """:func:`solve` with every memory row of ``graph`` in the ILP."""
     start = time.perf_counter()
     solver = solver.upper()  # CVXPY's solver names are upper case
     if not 0 <= mip_gap < 1:
@@ -121,7 +159,7 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     costs, edges = fold_followers(graph, leader, maps)
     memory = None
     if memory_budget is not None and graph.live_sets:
-        memory = _live_incidence(graph), leader, maps
+        memory = live_incidence(graph), leader, maps
         # Elimination is skipped: the memory rows couple every node live at a program
         # point, so a node's cheapest strategy for its neighbours may break the budget.
         records, constant = [], 0.0
@@ -142,26 +180,28 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
         solve_seconds, n_var, n_con, status, method, value = 0.0, 0, 0, "trivial", "elimination", constant
         build_seconds = time.perf_counter() - start
     else:
-        make, s_id, n_con, need = _build_ilp(nodes, costs, edges, memory, memory_budget, graph)
+        make, s_id, n_con, need = build_ilp(nodes, costs, edges, memory, memory_budget, graph)
         build_seconds = time.perf_counter() - start
 
         def rounded(x: np.ndarray) -> dict[int, int]:
             return _rounded(x, s_id, nodes)
 
-        def near_lp(x: np.ndarray, bound: float) -> tuple[dict[int, int], float] | None:
+        def near_lp(x: np.ndarray) -> tuple[dict[int, int], float] | None:
             # The LP optimum rounded, its fractional nodes solved again with the others
-            # fixed, then improved by local search; kept when the LP bound proves it within
-            # mip_gap of the optimum. (The search does not see memory rows, so not with a budget.)
-            picks = rounded(x)
-            picks.update(_solve_fractional(costs, edges, picks, _fractional(x, s_id, nodes), solver, solver_opts))
-            found = local_search(costs, edges, picks)
-            value = reduced_objective(costs, edges, found)
-            return (found, value) if value - bound <= mip_gap * abs(value + constant) else None
+            # fixed, then improved by local search (which does not see memory rows). Under a
+            # budget, a dive: the LP solved again with more nodes fixed until it is integral.
+            picks, loose = rounded(x), _fractional(x, s_id, nodes)
+            if memory is None:
+                picks.update(_solve_fractional(costs, edges, picks, loose, solver, solver_opts))
+                found = local_search(costs, edges, picks)
+                return found, reduced_objective(costs, edges, found)
+            return _dive(make, x, s_id, nodes, solver, solver_opts)
 
         tic = time.perf_counter()
         picks, value, n_var, status, method = _run_solver(
-            make, solver, solver_opts, memory_budget, need, presolve, rounded,
-            None if memory is not None else near_lp)
+            make, _SolverSettings(solver, solver_opts, presolve, mip_gap, constant,
+                                  _time_limit(time_limit, memory is not None, solver)),
+            memory_budget, need, rounded, near_lp)
         solve_seconds = time.perf_counter() - tic
         value += constant
     if untied is not None:
@@ -180,6 +220,43 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     stats = SolverStats(len(graph.node_costs), len(nodes), len(edges), n_var, n_con, build_seconds,
                         solve_seconds, solver, status, method, value)
     return Solution(choices, total, stats)
+
+
+def _dive(make: Callable, x: np.ndarray, s_id: np.ndarray, nodes: list[int], solver: str,
+          opts: dict) -> tuple[dict[int, int], float] | None:
+    """A plan near the fractional LP optimum ``x`` that keeps the memory rows: its integral
+    nodes and its most decided fractional node are fixed, and the LP is solved again,
+    until it is integral. Where that leaves the LP infeasible, the integral nodes are left
+    free, then the node's next strategy is tried. ``None`` when no strategy of some node
+    leaves the LP feasible."""
+    position = {v: i for i, v in enumerate(nodes)}
+    fixed: dict[int, int] = {}
+    value = math.nan
+    while True:
+        weights = np.where(s_id >= 0, x[np.maximum(s_id, 0)], -np.inf)
+        free = [v for v in nodes if v not in fixed]
+        loose = [v for v in free if weights[position[v]].max() < 1 - INTEGRALITY_TOLERANCE]
+        if not loose:
+            return _rounded(x, s_id, nodes), value
+        settled = {v: int(np.argmax(weights[position[v]])) for v in free if v not in loose}
+        pick = max(loose, key=lambda v: weights[position[v]].max())
+        found = None
+        for choice in np.argsort(-weights[position[pick]]):
+            if found is not None or not np.isfinite(weights[position[pick], choice]):
+                break
+            for kept in (settled, {}):
+                trial = fixed | kept | {pick: int(choice)}
+                problem, s = make(integer=False, fixed=np.array([s_id[position[v], c] for v, c in trial.items()]))
+                try:
+                    _solve(problem, solver, dict(opts, presolve="on"))
+                except IlpError:  # HiGHS's presolve finds some fixings infeasible and stops with an error
+                    continue
+                if problem.status == cp.OPTIMAL:
+                    found = trial, np.asarray(s.value, dtype=float).ravel(), float(problem.value)
+                    break
+        if found is None:
+            return None
+        fixed, x, value = found
 
 
 def _rounded(x: np.ndarray, s_id: np.ndarray, nodes: list[int]) -> dict[int, int]:
@@ -220,7 +297,7 @@ def _solve_fractional(costs: dict[int, np.ndarray], edges: Edges, picks: dict[in
     found: dict[int, int] = {}
     if rest:
         try:
-            make, s_id, _, _ = _build_ilp(rest, sub_costs, sub_edges, None, None, None)
+            make, s_id, _, _ = build_ilp(rest, sub_costs, sub_edges, None, None, None)
         except IlpError:
             return {}
         problem, s = make(integer=True)
@@ -251,165 +328,83 @@ def _solver_options(solver: str, time_limit: float | None) -> dict:
     return _TIME_LIMIT_OPTIONS[solver](float(time_limit))
 
 
-def _live_incidence(graph: CostGraph) -> sp.csr_matrix:
-    rows = np.repeat(np.arange(len(graph.live_sets)), [len(set(live)) for live in graph.live_sets])
-    cols = np.fromiter((v for live in graph.live_sets for v in sorted(set(live))), dtype=np.int64)
-    return sp.csr_matrix((np.ones(len(cols)), (rows, cols)), shape=(len(graph.live_sets), len(graph.node_costs)))
+@dataclass(frozen=True)
+class _SolverSettings:
+    solver: str
+    opts: dict  # the solver's options (mip gap and time limit included)
+    presolve: bool  # HiGHS presolves the LP relaxation
+    mip_gap: float
+    constant: float  # the objective's part folded away by the reductions (for the relative gap)
+    time_limit: float | None
 
 
-def _build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memory: tuple | None,
-               memory_budget: float | None, graph: CostGraph | None) -> tuple[Callable, np.ndarray, int, Any]:
-    """Eq. 1 linearised, as a few sparse matrices over s (node strategies) and e (edge strategy pairs).
-
-    Returns ``make(integer)``, which builds the CVXPY problem and its s: the MILP, or
-    with ``integer=False`` its LP relaxation (0 <= s <= 1).
-    Forbidden (inf) strategies and pairs get no variable, so inf never reaches the objective.
-    Also returns the memory lower bound per program point (None without a budget): the sum
-    over its live results of their smallest footprint under a strategy their leader may pick.
-    """
-    pos = {v: i for i, v in enumerate(nodes)}
-    k_max = max(len(costs[v]) for v in nodes)
-    cost = np.full((len(nodes), k_max), np.inf)
-    for i, v in enumerate(nodes):
-        cost[i, :len(costs[v])] = costs[v]
-    allowed = np.isfinite(cost)
-    if not allowed.any(axis=1).all():
-        v = nodes[int(np.argmin(allowed.any(axis=1)))]
-        raise InfeasibleError(f"no sharding plan avoids the forbidden (inf) costs: every strategy of node {v} "
-                              "meets a forbidden resharding pair with its neighbours")
-    s_id = np.full(cost.shape, -1)
-    s_id[allowed] = np.arange(allowed.sum())
-    n_s, n_nodes = int(allowed.sum()), len(nodes)
-    one_hot = sp.csr_matrix((np.ones(n_s), (np.nonzero(allowed)[0], s_id[allowed])), shape=(n_nodes, n_s))
-    # Marginals: sum_j e_ij = s_vi and sum_i e_ij = s_uj. Once s is one-hot (v picks a,
-    # u picks b) every row i != a and column j != b of e sums to 0, so e >= 0 is zero
-    # there, and row a forces e_ab = 1: e is the outer product s_v s_u^T without being
-    # declared integer, which keeps HiGHS's branch-and-bound on the s variables only.
-    # Strategies of v whose rows of R_vu are equal cost the same whatever u picks (and
-    # likewise for columns), so e is defined over classes of equal rows x classes of
-    # equal columns, with class sums of s as marginals: still exact, and far smaller,
-    # since many algorithms of an op give or need the same sharding of one value.
-    e_rows, e_cols, s_rows, s_cols, e_cost = [], [], [], [], []
-    n_e = n_marg = 0
-    for (a, b), r in edges.items():
-        ia, ib = pos[a], pos[b]
-        ok_a, ok_b = allowed[ia, :r.shape[0]], allowed[ib, :r.shape[1]]
-        sub = r[np.ix_(ok_a, ok_b)]
-        row_first, row_class = _equal_rows(sub.dtype.str, sub.shape, sub.tobytes())
-        col_first, col_class = _equal_rows(sub.dtype.str, sub.shape[::-1], sub.T.tobytes())
-        classes = sub[np.ix_(row_first, col_first)]
-        ii, jj = np.nonzero(np.isfinite(classes))
-        n_a, n_b = len(row_first), len(col_first)
-        ids = n_e + np.arange(len(ii))
-        e_rows += [n_marg + ii, n_marg + n_a + jj]
-        e_cols += [ids, ids]
-        s_rows += [n_marg + row_class, n_marg + n_a + col_class]
-        s_cols += [s_id[ia, :len(ok_a)][ok_a], s_id[ib, :len(ok_b)][ok_b]]
-        e_cost.append(classes[ii, jj])
-        n_e, n_marg = n_e + len(ii), n_marg + n_a + n_b
-    if n_e:
-        marg_e = sp.csr_matrix((np.ones(2 * n_e), (np.concatenate(e_rows), np.concatenate(e_cols))),
-                               shape=(n_marg, n_e))
-        marg_s = sp.csr_matrix((np.ones(sum(len(c) for c in s_cols)), (np.concatenate(s_rows),
-                                np.concatenate(s_cols))), shape=(n_marg, n_s))
-        e_cost = np.concatenate(e_cost)
-    n_rows = n_nodes + n_marg
-    need = memory_rows = None
-    if memory is not None:
-        live, leader, maps = memory
-        # A live follower v contributes memory_v[map_v[i]] when its leader picks i (Sec. 4.2 merging).
-        w_rows, w_cols, w_vals = [], [], []
-        for v in range(len(graph.node_costs)):
-            i = pos[int(leader[v])]
-            ok = allowed[i, :len(maps[v])]
-            w_rows.append(np.full(int(ok.sum()), v))
-            w_cols.append(s_id[i, :len(maps[v])][ok])
-            w_vals.append(np.asarray(graph.node_memory[v], dtype=float)[maps[v]][ok])
-        w = sp.csr_matrix((np.concatenate(w_vals), (np.concatenate(w_rows), np.concatenate(w_cols))),
-                          shape=(len(graph.node_costs), n_s))
-        smallest = np.array([vals.min() for vals in w_vals])
-        need = live @ smallest
-        if need.max() > memory_budget:
-            raise InfeasibleError(_memory_message(memory_budget, need))
-        memory_rows = live @ w
-        n_rows += live.shape[0]
-
-    def make(integer: bool) -> tuple[cp.Problem, cp.Variable]:
-        s = cp.Variable(n_s, boolean=True) if integer else cp.Variable(n_s, bounds=[0, 1])
-        obj = cost[allowed] @ s
-        constraints = [one_hot @ s == 1]
-        if n_e:
-            e = cp.Variable(n_e, nonneg=True)
-            obj = obj + e_cost @ e
-            constraints.append(marg_e @ e == marg_s @ s)
-        if memory_rows is not None:
-            constraints.append(memory_rows @ s <= memory_budget)
-        return cp.Problem(cp.Minimize(obj), constraints), s
-
-    return make, s_id, n_rows, need
+def _time_limit(asked: float | None, budget: bool, solver: str) -> float | None:
+    """The MILP's time limit: the one asked for; under a memory budget without one,
+    BUDGET_TIME_LIMIT (its rows make branch and bound slow, and a plan from the LP is kept)."""
+    if asked is not None or not budget or solver not in _TIME_LIMIT_OPTIONS:
+        return asked
+    return BUDGET_TIME_LIMIT
 
 
-@functools.lru_cache(maxsize=2048)
-def _equal_rows(dtype: str, shape: tuple[int, int], data: bytes) -> tuple[np.ndarray, np.ndarray]:
-    """The classes of equal rows of a matrix (given by its dtype, shape and C-order bytes):
-    each class's first row and each row's class, numbered as ``np.unique`` sorts them.
-    By content, because the stage search meets the same few resharding matrices in every
-    candidate (4-layer GPT-2: 15.5k edges, 1.5k distinct matrices, 1.5 MB in all; at most
-    2048 are kept, 2048 k_a k_b 8 bytes: 40 MB for 50 strategies a side)."""
-    matrix = np.frombuffer(data, dtype=np.dtype(dtype)).reshape(shape)
-    first, inverse = np.unique(matrix, axis=0, return_index=True, return_inverse=True)[1:]
-    inverse = inverse.ravel()
-    first.flags.writeable = inverse.flags.writeable = False
-    return first, inverse
-
-
-def _run_solver(make: Callable, solver: str, opts: dict, memory_budget: float | None, need: np.ndarray | None,
-                presolve: bool, rounded: Callable[[np.ndarray], dict[int, int]],
-                near_lp: Callable[[np.ndarray, float], tuple[dict[int, int], float] | None] | None,
+def _run_solver(make: Callable, settings: _SolverSettings, memory_budget: float | None, need: np.ndarray | None,
+                rounded: Callable[[np.ndarray], dict[int, int]],
+                near_lp: Callable[[np.ndarray], tuple[dict[int, int], float] | None],
                 ) -> tuple[dict[int, int], float, int, str, str]:
     """The strategy picked per node, the solver's objective, the number of variables, the
     status ("optimal" | "feasible") and the method ("lp-relaxation" | "lp-local-search" |
-    "milp"). ``rounded``: picks from a solution vector; ``near_lp``: picks from a
-    fractional LP optimum and its bound, if they are close enough to optimal."""
+    "milp"). ``rounded``: picks from a solution vector; ``near_lp``: picks and their
+    objective from a fractional LP optimum (``None`` if it finds none)."""
     # The marginal linearisation is tight on these graphs: the LP relaxation mostly has
     # an integral optimum, which is then optimal for the MILP too (its bound is the
     # MILP's). HiGHS's simplex solves that LP without presolve several times faster than
-    # its MIP run (GPT-3 1.3B, 24 layers, (2, 4): 6 s against 42 s). Otherwise, or if the
-    # LP stops at the time limit, the MILP runs as usual. Presolve is off unless asked
-    # for: on that LP it costs time (9.6 against 16.1 s), while with the copy nodes of
-    # share-reshardings it saves more (86.8 against 29.9 s; measured 2026-11-26).
-    # Where the LP optimum is fractional, a local search from its rounding mostly lands
-    # within the LP's own gap of the MILP optimum (GPT-2 stages on (2, 4): 0.3-0.5% above
-    # the LP bound, the MILP's optimum to 1e-6, in 3 ms against 1-5 s of branch and bound).
+    # its MIP run. Otherwise, or if the LP stops at the time limit, the MILP runs as usual.
+    # Presolve is off unless asked for: on that LP it costs time, while with the copy
+    # nodes of share-reshardings it saves more (docs/auto_sharding.md has the figures).
+    # Where the LP optimum is fractional, the plan near it is kept when the LP's bound
+    # proves it within the mip gap; else it is the incumbent the MILP must beat, and the
+    # plan if the MILP stops at its time limit without a better one.
+    solver, opts, incumbent = settings.solver, dict(settings.opts), None
+    if settings.time_limit is not None:
+        opts.update(_TIME_LIMIT_OPTIONS[solver](float(settings.time_limit)))
+    start = time.perf_counter()
     if solver == "HIGHS":
-        start = time.perf_counter()
         problem, s = make(integer=False)
-        _solve(problem, solver, dict(opts, presolve="on" if presolve else "off"))
+        _solve(problem, solver, dict(opts, presolve="on" if settings.presolve else "off"))
         if problem.status == cp.OPTIMAL:
             x = np.asarray(s.value, dtype=float).ravel()
             if np.abs(x - np.round(x)).max() < INTEGRALITY_TOLERANCE:
                 return rounded(x), float(problem.value), _num_variables(problem), "optimal", "lp-relaxation"
-            if near_lp is not None and (found := near_lp(x, float(problem.value))) is not None:
-                return *found, _num_variables(problem), "optimal", "lp-local-search"
-        if "time_limit" in opts:  # the limit is for both solves together
-            opts = dict(opts, time_limit=max(opts["time_limit"] - (time.perf_counter() - start), 0.0))
+            bound, incumbent = float(problem.value), near_lp(x)
+            if incumbent is not None and incumbent[1] - bound <= settings.mip_gap * abs(
+                    incumbent[1] + settings.constant):
+                return *incumbent, _num_variables(problem), "optimal", "lp-local-search"
+        if settings.time_limit is not None:  # the limit is for all solves together
+            opts.update(_TIME_LIMIT_OPTIONS[solver](max(settings.time_limit - (time.perf_counter() - start), 0.0)))
     problem, s = make(integer=True)
-    _solve(problem, solver, opts)
+    try:
+        _solve(problem, solver, opts)
+    except IlpError:
+        if incumbent is None:
+            raise
+        return *incumbent, _num_variables(problem), "feasible", "lp-local-search"
     status = problem.status
     if status == cp.OPTIMAL:
         return rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value), _num_variables(problem), \
             "optimal", "milp"
     if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE, "infeasible_or_unbounded"):
         if need is not None:
-            raise InfeasibleError(_memory_message(memory_budget, need) +
+            raise BudgetError(memory_message(memory_budget, need) +
                                   " (or the forbidden (inf) strategies rule out every plan within it)")
         raise InfeasibleError("no sharding plan avoids the forbidden (inf) strategies and resharding pairs")
     extra = problem.solver_stats.extra_stats
     has_incumbent = s.value is not None and np.isfinite(s.value).all() and \
         getattr(extra, "primal_solution_status", 2) == 2  # HiGHS: 2 = feasible solution kept
-    if status in (cp.USER_LIMIT, cp.OPTIMAL_INACCURATE) and has_incumbent:
+    if status in (cp.USER_LIMIT, cp.OPTIMAL_INACCURATE) and has_incumbent and (
+            incumbent is None or float(problem.value) < incumbent[1]):
         return rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value), _num_variables(problem), \
             "feasible", "milp"
+    if incumbent is not None:
+        return *incumbent, _num_variables(problem), "feasible", "lp-local-search"
     raise IlpError(f"solver {solver} stopped with status {status!r} before finding a plan; "
                    "raise time_limit or try another solver")
 
@@ -451,12 +446,3 @@ def _solve(problem: cp.Problem, solver: str, opts: dict) -> None:
             problem.solve(solver=solver, canon_backend=cp.SCIPY_CANON_BACKEND, verbose=shown, **opts)
     except cp.error.SolverError as err:
         raise IlpError(f"solver {solver} failed: {err}") from err
-
-
-def _memory_message(budget: float, need: np.ndarray) -> str:
-    point = int(np.argmax(need))
-    return (f"no sharding plan fits the memory budget of {byte_text(budget)} per device: program point "
-            f"{point} needs at least {byte_text(float(need[point]))} (lower bound: its live results with their "
-            "smallest strategies); raise the budget or use more devices")
-
-

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -24,6 +24,17 @@ class Edge:
     src: int
     dst: int
     cost: np.ndarray  # (k_src, k_dst): R_vu of Eq. 1; np.inf = forbidden pair
+
+
+@dataclass(frozen=True)
+class EdgeMemory:
+    """Bytes per device a pair of choices of ``src`` and ``dst`` keeps live in the memory
+    rows ``rows`` (indices into ``CostGraph.live_sets``): a resharded copy, where ``dst``
+    needs a layout that ``src`` does not give."""
+    src: int
+    dst: int
+    bytes: np.ndarray  # (k_src, k_dst)
+    rows: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -40,6 +51,7 @@ class CostGraph:
     follows: tuple[Follow, ...] = ()
     node_memory: tuple[np.ndarray, ...] | None = None  # bytes per device kept live per strategy
     live_sets: tuple[tuple[int, ...], ...] = ()  # per program point, the nodes live there
+    edge_memory: tuple[EdgeMemory, ...] = ()  # per resharding, the bytes its copy adds to live sets
 
 
 class IlpError(ValueError):
@@ -48,6 +60,10 @@ class IlpError(ValueError):
 
 class InfeasibleError(IlpError):
     """No plan avoids the forbidden strategies/pairs and fits the memory budget."""
+
+
+class BudgetError(InfeasibleError):
+    """No plan fits the memory budget."""
 
 
 Edges = dict[tuple[int, int], np.ndarray]  # (a, b) with a < b -> R of shape (k_a, k_b)
@@ -60,6 +76,23 @@ def objective(graph: CostGraph, choices: Sequence[int]) -> float:
         return math.inf
     total = math.fsum(float(cost[c[v]]) for v, cost in enumerate(graph.node_costs))
     return total + math.fsum(float(e.cost[c[e.src], c[e.dst]]) for e in graph.edges)
+
+
+def memory_loads(graph: CostGraph, choices: Sequence[int]) -> np.ndarray:
+    """Bytes per device of each memory row (``graph.live_sets``, with ``edge_memory``) under ``choices``."""
+    chosen = np.array([float(m[c]) for m, c in zip(graph.node_memory, choices)])
+    loads = np.array([chosen[list(live)].sum() for live in graph.live_sets])
+    for term in graph.edge_memory:
+        loads[list(term.rows)] += term.bytes[choices[term.src], choices[term.dst]]
+    return loads
+
+
+def memory_subset(graph: CostGraph, rows: Sequence[int]) -> CostGraph:
+    """``graph`` with the memory rows ``rows`` only (renumbered in that order)."""
+    number = {r: k for k, r in enumerate(rows)}
+    terms = tuple(EdgeMemory(t.src, t.dst, t.bytes, tuple(number[r] for r in t.rows if r in number))
+                  for t in graph.edge_memory if any(r in number for r in t.rows))
+    return replace(graph, live_sets=tuple(graph.live_sets[r] for r in rows), edge_memory=terms)
 
 
 def validate(graph: CostGraph, memory_budget: float | None) -> None:
@@ -90,6 +123,11 @@ def validate(graph: CostGraph, memory_budget: float | None) -> None:
         raise IlpError("node_memory must have one vector per node, of the same length as its node_costs")
     if any(not 0 <= v < n for live in graph.live_sets for v in live):
         raise IlpError(f"a live set names a node outside 0..{n - 1}")
+    for m in graph.edge_memory:
+        if not (0 <= m.src < n and 0 <= m.dst < n) or np.shape(m.bytes) != (len(allowed[m.src]), len(allowed[m.dst])):
+            raise IlpError(f"edge memory {m.src} -> {m.dst} needs a (k_src, k_dst) matrix between nodes of the graph")
+        if any(not 0 <= r < len(graph.live_sets) for r in m.rows):
+            raise IlpError(f"edge memory {m.src} -> {m.dst} names a live set outside 0..{len(graph.live_sets) - 1}")
 
 
 def resolve_followers(graph: CostGraph) -> tuple[np.ndarray, list[np.ndarray]]:

@@ -63,20 +63,12 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     (= their node numbers) whose buffers XLA reuses for a result (``tf.aliasing_output``)."""
     nodes = graph.nodes
     sizes = [_value_bytes(graph, node, choices[i]) for i, node in enumerate(nodes)]
-    readers: list[list[int]] = [[] for _ in nodes]
-    for use in graph.uses:
-        if use.kind != "alias":
-            readers[use.src].append(use.dst)
-    kinds = [node.op.name.removeprefix("stablehlo.") if node.kind == "op" else node.kind for node in nodes]
-    horizon, fused = _liveness(kinds, readers)
-    early = _from_arguments(graph)
+    life = Lifetimes(graph)
     results = [i for i, node in enumerate(nodes) if node.kind == "result"]
     # Several results are a tuple, whose table of buffer addresses XLA allocates too.
     outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
-    made = [node.kind in ("op", "carry") and not fused[i] and sizes[i] > 0
-            and not any(kinds[r] == "result" for r in readers[i]) for i, node in enumerate(nodes)]
-    buffers = _value_buffers(kinds, made, sizes, horizon, early) + \
-        _resharding_buffers(graph, choices, kinds, horizon, fused)
+    made = [life.made[i] and sizes[i] > 0 for i in range(len(nodes))]
+    buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, choices, life)
     live = np.zeros(len(nodes) + 1)
     for start, end, size in buffers:
         live[start] += size
@@ -86,6 +78,41 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     return PeakMemory(arguments=sum(sizes[i] for i, node in enumerate(nodes) if node.kind == "argument"),
                       outputs=outputs, aliased=sum(sizes[i] for i in donated),
                       temporaries=float(live[at]) if len(live) else 0.0, at=nodes[at].label if nodes else "")
+
+
+class Lifetimes:
+    """What the model knows of each node's buffer before sizes: whether it is a temporary
+    of its own (``made``: an op or loop value that is neither fused into its readers nor
+    returned), when it is made and its last reader (``horizon``, through fused readers)."""
+
+    def __init__(self, graph: Graph) -> None:
+        nodes = graph.nodes
+        self.readers: list[list[int]] = [[] for _ in nodes]
+        for use in graph.uses:
+            if use.kind != "alias":
+                self.readers[use.src].append(use.dst)
+        self.kinds = [node.op.name.removeprefix("stablehlo.") if node.kind == "op" else node.kind for node in nodes]
+        self.horizon, self.fused = _liveness(self.kinds, self.readers)
+        self.early = _from_arguments(graph)
+        self.made = [node.kind in ("op", "carry") and not self.fused[i]
+                     and any(shape is not None for shape in node.shapes)
+                     and not any(self.kinds[r] == "result" for r in self.readers[i]) for i, node in enumerate(nodes)]
+        # In place (by shape, as the ILP's rows see it): an op that may write into the buffer
+        # of a temporary of its type that dies there; that buffer covers the op's own point.
+        self.in_place = [False] * len(nodes)
+        ending: dict[int, list[int]] = {}
+        for i, node in enumerate(nodes):
+            if not self.made[i]:
+                continue
+            kind = (node.shapes, node.itemsizes)
+            same = [j for j in ending.get(i, ()) if (nodes[j].shapes, nodes[j].itemsizes) == kind]
+            if self.kinds[i] in IN_PLACE and same:
+                ending[i].remove(same[0])
+                self.in_place[i] = True
+            ending.setdefault(self.horizon[i], []).append(i)
+
+    def start(self, node: int) -> int:
+        return 0 if self.early[node] else node
 
 
 def _liveness(kinds: list[str], readers: list[list[int]]) -> tuple[list[int], list[bool]]:
@@ -116,42 +143,41 @@ def _from_arguments(graph: Graph) -> list[bool]:
     return early
 
 
-def _value_buffers(kinds: list[str], made: list[bool], sizes: list[float], horizon: list[int],
-                   early: list[bool]) -> list[list]:
-    """``[start, end, bytes]`` of the temporaries ``made`` (ops and loop values neither fused
-    nor results). A fusion or an in-place update writes into the buffer of an operand of its
-    size that dies there (XLA's buffer sharing): that buffer lives on instead of a new one."""
+def _value_buffers(life: Lifetimes, made: list[bool], sizes: list[float]) -> list[list]:
+    """``[start, end, bytes]`` of the temporaries ``made``. A fusion or an in-place update
+    writes into the buffer of an operand of its size that dies there (XLA's buffer
+    sharing): that buffer lives on instead of a new one."""
     buffers: list[list] = []
     ending: dict[int, list[list]] = {}
-    for i, kind in enumerate(kinds):
+    for i, kind in enumerate(life.kinds):
         if not made[i]:
             continue
+        end = life.horizon[i]
         shared = next((b for b in ending.get(i, ()) if b[2] == sizes[i]), None) if kind in IN_PLACE else None
         if shared is not None:
             ending[i].remove(shared)
-            shared[1] = horizon[i]
-            ending.setdefault(horizon[i], []).append(shared)
+            shared[1] = end
+            ending.setdefault(end, []).append(shared)
             continue
-        buffer = [0 if early[i] else i, horizon[i], sizes[i]]
+        buffer = [life.start(i), end, sizes[i]]
         buffers.append(buffer)
-        ending.setdefault(horizon[i], []).append(buffer)
+        ending.setdefault(end, []).append(buffer)
     return buffers
 
 
-def _resharding_buffers(graph: Graph, choices: tuple[int, ...], kinds: list[str], horizon: list[int],
-                        fused: list[bool]) -> list[list]:
+def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes) -> list[list]:
     """``[start, end, bytes]`` of every resharded copy, one per (value, layout) as
     annotate_plan makes it, from just before its first reader (where a scheduler that saves
     memory puts it) to its last."""
     readers: dict[tuple, list[int]] = {}
     for use, steps in graph.chosen_reshardings(list(choices)):
-        if kinds[use.dst] != "result":
+        if life.kinds[use.dst] != "result":
             readers.setdefault((use.src, use.result, steps[-1][1]), []).append(use.dst)
     buffers = []
     for (src, result, layout), at in readers.items():
         node = graph.nodes[src]
         size = tile_bytes(layout, node.shapes[result], node.itemsizes[result], graph.mesh)
-        buffers.append([min(at), max(horizon[r] if fused[r] else r for r in at), size])
+        buffers.append([min(at), max(life.horizon[r] if life.fused[r] else r for r in at), size])
     return buffers
 
 

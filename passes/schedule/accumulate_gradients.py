@@ -13,6 +13,7 @@ from ...dialect.context import walk
 from ...dialect.host_callbacks import is_host_callback
 from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR, Accumulation, check_accumulation
 from ...dialect.pass_registry import Diagnostics, Pass, register
+from ...dialect.sdy import sharding_constraint
 
 # Ops whose result is linear in an operand that holds a partial sum, so a partial sum
 # passes through them unreduced. ``dot_general`` and ``multiply`` only when one operand
@@ -357,8 +358,8 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
     accumulated = [unreduced(planned[v]) if v in partial else planned[v] for v in step.crossing]
     with ir.InsertionPoint(anchor):
         zero = _constant(counter_type, 0, replicated)
-        initial = [_constraint(_constant(v.type, 0.0, _tensor_sharding(mesh, [[]] * ir.RankedTensorType(v.type).rank)),
-                               sharding) for v, sharding in zip(step.crossing, accumulated)]
+        initial = [sharding_constraint(_constant(v.type, 0.0, _tensor_sharding(mesh, [[]] * ir.RankedTensorType(
+            v.type).rank)), sharding) for v, sharding in zip(step.crossing, accumulated)]
         buffers = [_constant(buffer, 0, sharding) for _, _, sharding, buffer in stacked]
         types = [counter_type, *(v.type for v in step.crossing), *(buffer for *_, buffer in stacked)]
         loop = ir.Operation.create(
@@ -387,7 +388,7 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
     with ir.InsertionPoint(terminator):
         sums = [_binary("stablehlo.add", acc, value, sharding)
                 for acc, value, sharding in zip(body.arguments[1:], step.crossing, accumulated)]
-        sums = [_constraint(total, sharding) if value in partial else total
+        sums = [sharding_constraint(total, sharding) if value in partial else total
                 for total, value, sharding in zip(sums, step.crossing, accumulated)]
         joined = [_put_rows(buffer, value, body.arguments[0], sharding, mesh)
                   for buffer, (_, value, sharding, _) in zip(list(body.arguments)[1 + len(step.crossing):], stacked)]
@@ -397,7 +398,7 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
     with ir.InsertionPoint(anchor):
         for value, total, sharding in zip(step.crossing, list(loop.results)[1:], accumulated):
             if value in partial:  # unreduced on the loop result, then the one reduction
-                total = _constraint(_constraint(total, sharding), planned[value])
+                total = sharding_constraint(sharding_constraint(total, sharding), planned[value])
             if mean:
                 total = _binary("stablehlo.divide", total, _constant(value.type, float(count), planned[value]),
                                 planned[value])
@@ -424,19 +425,19 @@ def _mark_unreduced(step: _Step, partial: set[ir.Value], unreduced) -> None:
         if not any(v in partial for v in op.operands):
             for number, operand in enumerate(list(op.operands)[:1 if op.name == "stablehlo.reduce" else 2]):
                 with ir.InsertionPoint(op):
-                    op.operands[number] = _constraint(operand, step.sharding(operand))
+                    op.operands[number] = sharding_constraint(operand, step.sharding(operand))
         planned = list(sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)
         shardings = [unreduced(s) if r in partial else s for r, s in zip(op.results, planned)]
         op.attributes[SDY_SHARDING] = _per_value(shardings)
         for result, sharding, whole in zip(op.results, shardings, planned):
             if result in partial:
                 with ir.InsertionPoint.after(op):
-                    marked = _constraint(result, sharding)
+                    marked = sharding_constraint(result, sharding)
                 result.replace_all_uses_except(marked, marked.owner.operation)
                 callbacks = [use.owner.operation for use in marked.uses if is_host_callback(use.owner.operation)]
                 if callbacks:
                     with ir.InsertionPoint.after(marked.owner):
-                        reduced = _constraint(marked, whole)
+                        reduced = sharding_constraint(marked, whole)
                     for callback in callbacks:
                         callback.replace_uses_of_with(marked, reduced)
 
@@ -448,11 +449,6 @@ def _constant(value_type: ir.Type, number: float, sharding: ir.Attribute) -> ir.
               else ir.IntegerAttr.get(element, int(number)))
     return ir.Operation.create("stablehlo.constant", results=[value_type], attributes={
         "value": ir.DenseElementsAttr.get_splat(tensor, scalar), SDY_SHARDING: _per_value([sharding])}).result
-
-
-def _constraint(value: ir.Value, sharding: ir.Attribute) -> ir.Value:
-    return ir.Operation.create("sdy.sharding_constraint", results=[value.type], operands=[value],
-                               attributes={"sharding": sharding}).result
 
 
 def _binary(kind: str, lhs: ir.Value, rhs: ir.Value, sharding: ir.Attribute) -> ir.Value:

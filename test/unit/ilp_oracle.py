@@ -29,8 +29,10 @@ def brute_force(graph: CostGraph, memory_budget: float | None = None) -> tuple[t
     for e in graph.edges:
         total += np.asarray(e.cost, dtype=float)[c[:, e.src], c[:, e.dst]]
     if memory_budget is not None and graph.node_memory is not None:
-        for live in graph.live_sets:
+        for row, live in enumerate(graph.live_sets):
             peak = sum(np.asarray(graph.node_memory[v], dtype=float)[c[:, v]] for v in set(live))
+            peak = peak + sum(np.asarray(t.bytes, dtype=float)[c[:, t.src], c[:, t.dst]]
+                              for t in graph.edge_memory if row in t.rows)
             total[np.asarray(peak) > memory_budget] = np.inf
     best = int(np.argmin(total))
     return ((), math.inf) if not np.isfinite(total[best]) else (tuple(int(x) for x in c[best]), float(total[best]))

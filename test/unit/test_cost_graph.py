@@ -102,8 +102,8 @@ def test_a_layout_both_matmuls_need_is_paid_once(func):
     choices[x] = given
     copy = shared.copies[0][2]
     choices[copy] = next(i for i, s in enumerate(shared.nodes[copy].strategies) if s.results[0] == need)
-    once = ilp.objective(shared.cost_graph(memory=False), choices)
-    twice = ilp.objective(per_user.cost_graph(memory=False), choices[:copy])
+    once = ilp.objective(shared.cost_graph(), choices)
+    twice = ilp.objective(per_user.cost_graph(), choices[:copy])
     assert once == pytest.approx(twice - resharding)
     # The plan makes that resharding once, for both readers.
     steps = [s for _, s in shared.chosen_reshardings(choices)]
@@ -119,12 +119,12 @@ def test_a_copy_in_the_producers_layout_prices_each_user_as_before(func):
             choices[x] = i
             choices[copy] = next(c for c, s in enumerate(shared.nodes[copy].strategies)
                                  if s.results[0] == strategy.results[0])
-            assert ilp.objective(shared.cost_graph(memory=False), choices) == pytest.approx(
-                ilp.objective(per_user.cost_graph(memory=False), choices[:copy]))
+            assert ilp.objective(shared.cost_graph(), choices) == pytest.approx(
+                ilp.objective(per_user.cost_graph(), choices[:copy]))
 
 
 def test_the_ilp_finds_the_brute_force_optimum_with_copies(func):
-    cost_graph = graph(func, share=True).cost_graph(memory=False)
+    cost_graph = graph(func, share=True).cost_graph()
     solution = ilp.solve(cost_graph)
     _, best = brute_force(cost_graph)
     assert solution.objective == pytest.approx(best)
@@ -156,11 +156,11 @@ def test_unconverged_repricing_keeps_the_cheaper_of_shared_and_per_user(monkeypa
         g = Graph(func, MESH, StrategyOptions(), share=True)
         assert method._pin(g, func, MESH, Diagnostics([]))
         g.share_reshardings()
-        solution = method._solve(g, oracle)
+        solution = method._solve(g, oracle, set())
         assert g.share == shared_wins
         resharded = {g.nodes[use.src].index for use, _ in g.chosen_reshardings(solution.choices)}
         assert resharded == ({0} if shared_wins else {1, 2})  # x, or the two weights
-        assert solution.objective == pytest.approx(ilp.objective(g.cost_graph(memory=False), solution.choices))
+        assert solution.objective == pytest.approx(ilp.objective(g.cost_graph(), solution.choices))
 
 
 def test_graphs_on_one_mesh_share_their_tables_until_xla_prices_one(func):
@@ -171,7 +171,7 @@ def test_graphs_on_one_mesh_share_their_tables_until_xla_prices_one(func):
     assert first._strategies is second._strategies and first._matrices is second._matrices
     assert [n.strategies for n in first.nodes] == [n.strategies for n in second.nodes]
     assert Graph(func, DeviceMesh((2, 2)), StrategyOptions())._strategies is not first._strategies
-    before = [e.cost for e in second.cost_graph(memory=False).edges]
+    before = [e.cost for e in second.cost_graph().edges]
     choices = [int(np.argmin(n.costs)) if len(n.costs) else 0 for n in first.nodes]  # each op's cheapest
     assert any(True for _ in first.chosen_reshardings(choices))  # which reshard something for XLA to price
 
@@ -180,7 +180,7 @@ def test_graphs_on_one_mesh_share_their_tables_until_xla_prices_one(func):
 
     assert first.measure_reshardings(choices, oracle) > 0
     assert first._costs is not second._costs and first._matrices is not second._matrices
-    after = [e.cost for e in second.cost_graph(memory=False).edges]
+    after = [e.cost for e in second.cost_graph().edges]
     assert all(np.array_equal(a, b) for a, b in zip(before, after))
     assert any(not np.array_equal(a, b) for a, b in zip(after, (e.cost for e in first.cost_graph(False).edges)))
 

@@ -8,15 +8,17 @@ import numpy as np
 import pytest
 from ilp_oracle import brute_force
 
-from alpa_mlir.passes.intra_op import ilp
+from alpa_mlir.passes.intra_op import ilp, ilp_model
 from alpa_mlir.passes.intra_op.ilp import solve
 from alpa_mlir.passes.intra_op.ilp_graph import (
     CostGraph,
     Edge,
+    EdgeMemory,
     Follow,
     IlpError,
     InfeasibleError,
     local_search,
+    memory_loads,
     objective,
     reduced_objective,
 )
@@ -41,7 +43,12 @@ def random_graph(seed: int) -> CostGraph:
             follows.append(Follow(v, leader, rng.integers(0, k[v], k[leader])))
     memory = tuple(rng.integers(1, 5, kv) * GIB for kv in k)
     live = tuple(tuple(int(x) for x in rng.choice(n, int(rng.integers(1, n + 1)), replace=False)) for _ in range(3))
-    return CostGraph(costs, tuple(edges), tuple(follows), memory, live)
+    copies = []  # resharded copies: bytes for some pairs of choices, in some rows
+    for _ in range(int(rng.integers(0, n))):
+        a, b = (int(x) for x in rng.integers(0, n, 2))
+        rows = tuple(int(r) for r in rng.choice(3, int(rng.integers(1, 4)), replace=False))
+        copies.append(EdgeMemory(a, b, rng.integers(0, 3, (k[a], k[b])) * GIB, rows))
+    return CostGraph(costs, tuple(edges), tuple(follows), memory, live, tuple(copies))
 
 
 def check_against_brute_force(graph: CostGraph, budget: float | None) -> None:
@@ -58,8 +65,7 @@ def check_against_brute_force(graph: CostGraph, budget: float | None) -> None:
     for f in graph.follows:
         assert sol.choices[f.node] == f.mapping[sol.choices[f.leader]]
     if budget is not None:
-        for live in graph.live_sets:
-            assert sum(graph.node_memory[v][sol.choices[v]] for v in set(live)) <= budget
+        assert memory_loads(graph, sol.choices).max() <= budget
 
 
 @pytest.mark.parametrize("seed", range(50))
@@ -70,7 +76,8 @@ def test_random_graph_matches_brute_force(seed: int) -> None:
 @pytest.mark.parametrize("seed", range(50))
 def test_random_graph_with_memory_budget_matches_brute_force(seed: int) -> None:
     graph = random_graph(seed)
-    peak = max(sum(graph.node_memory[v].max() for v in live) for live in graph.live_sets)
+    peak = max(sum(graph.node_memory[v].max() for v in live) for live in graph.live_sets) + \
+        sum(t.bytes.max() for t in graph.edge_memory)
     check_against_brute_force(graph, float(np.random.default_rng(seed).uniform(0.3, 1.0)) * peak)
 
 
@@ -109,15 +116,16 @@ def test_one_sided_edges_match_brute_force(seed: int) -> None:
 
 
 def test_one_sided_edges_need_no_edge_variables() -> None:
-    # A memory budget keeps every node (no elimination): of the triangle's three edges,
-    # the two one-sided ones are folded, the third stays with its 2x2 e variables.
+    # Memory rows in the ILP keep every node (no elimination): of the triangle's three
+    # edges, the two one-sided ones are folded, the third stays with its 2x2 e variables.
+    # (solve() adds rows only where a plan breaks them; this budget breaks none.)
     rng = np.random.default_rng(5)
     costs = tuple(rng.random(2) for _ in range(3))
     edges = (Edge(0, 1, np.array([[1.0, 2.0], [1.0, 2.0]])), Edge(1, 2, np.array([[3.0, 3.0], [0.5, 0.5]])),
              Edge(0, 2, np.array([[0.0, 1.0], [1.0, 0.0]])))
     memory = tuple(np.ones(2) * GIB for _ in range(3))
     graph = CostGraph(costs, edges, (), memory, ((0, 1, 2),))
-    sol = solve(graph, 3 * GIB)
+    sol = ilp._solve_rows(graph, 3 * GIB, "HIGHS", None, False, ilp.HIGHS_MIP_GAP, False)
     assert sol.stats.edges_after_reduction == 1
     assert sol.stats.variables == 3 * 2 + 4
     assert sol.objective == pytest.approx(brute_force(graph, 3 * GIB)[1])
@@ -338,13 +346,13 @@ def test_equal_rows_are_classed_as_numpy_sorts_them_and_told_apart_by_shape() ->
     for _ in range(20):
         rows = rng.choice([0.0, -0.0, 1.5, 2.0, np.inf], size=(3, 3))
         matrix = rows[rng.integers(0, 3, rng.integers(1, 7))]  # repeated rows
-        first, inverse = ilp._equal_rows(matrix.dtype.str, matrix.shape, matrix.tobytes())
+        first, inverse = ilp_model.equal_rows(matrix.dtype.str, matrix.shape, matrix.tobytes())
         want = np.unique(matrix, axis=0, return_index=True, return_inverse=True)[1:]
         assert first.tolist() == want[0].tolist() and inverse.tolist() == want[1].ravel().tolist()
     data = np.array([1.0, 1.0, 2.0, 2.0, 3.0, 3.0]).tobytes()  # 3x2: three classes; 2x3: two rows, one class each
-    assert ilp._equal_rows("<f8", (3, 2), data)[1].tolist() == [0, 1, 2]
-    assert ilp._equal_rows("<f8", (2, 3), data)[1].tolist() == [0, 1]
-    assert ilp._equal_rows("<f8", (6, 1), data)[1].tolist() == [0, 0, 1, 1, 2, 2]
+    assert ilp_model.equal_rows("<f8", (3, 2), data)[1].tolist() == [0, 1, 2]
+    assert ilp_model.equal_rows("<f8", (2, 3), data)[1].tolist() == [0, 1]
+    assert ilp_model.equal_rows("<f8", (6, 1), data)[1].tolist() == [0, 0, 1, 1, 2, 2]
 
 
 def test_unknown_solver_is_named_with_the_installed_ones() -> None:
