@@ -6,6 +6,8 @@ against plain ``jax.jit`` on one device.
 
 from __future__ import annotations
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -406,3 +408,30 @@ def test_rejected_function_raises_auto_sharding_error():
     assert "train_step" in str(caught.value)
     assert "Failure while executing pass pipeline" not in str(caught.value)
     assert not isinstance(caught.value, jax._src.lib.mlir.ir.MLIRError)
+
+
+class FakeDevice:
+    def __init__(self, stats: dict | None) -> None:
+        self.stats = stats
+
+    def memory_stats(self) -> dict | None:
+        return self.stats
+
+
+def test_the_default_budget_is_the_devices_memory_less_the_reserve():
+    from alpa_mlir.methods import MEMORY_RESERVE, device_memory_budget
+
+    gpus = [FakeDevice({"bytes_limit": 80e9}), FakeDevice({"bytes_limit": 40e9})]
+    assert device_memory_budget(gpus) == pytest.approx(40e9 * (1 - MEMORY_RESERVE))  # the smallest device's
+    assert device_memory_budget([*gpus, FakeDevice(None)]) == 0.0  # one device without a figure: no budget
+    assert device_memory_budget(jax.devices()) == 0.0  # XLA:CPU reports none
+    assert ShardParallel().memory_budget is None
+
+
+def test_a_step_no_plan_fits_says_what_would_fit():
+    step = parallelize(train_step, method=ShardParallel(mesh_shape=(2, 4), memory_budget=64))
+    with pytest.raises(AutoShardingError, match=r"needs at least [\d.]+ KiB per device") as caught:
+        step(mlp_params(), mlp_batch())
+    message = str(caught.value)
+    assert re.search(r"B micro-batches \(num_micro_batches=B\) or a batch B times smaller, B = 2: [\d.]+ KiB", message)
+    assert "on twice the devices (16)" in message
