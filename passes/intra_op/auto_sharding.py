@@ -81,8 +81,10 @@ class AutoShardingPass(MeshOptions, Pass):
 
     Ops without a rule run replicated, with a warning. A host callback (``jax.debug.print``,
     ``io_callback``) reads its operands whole and runs once, on the one device its sharding
-    names (``{maximal device=N}``, as under ``jax.jit``). Errors: invalid options (named),
-    an infeasible memory budget (with the memory the plan needs at least), a pinned
+    names (``{maximal device=N}``, as under ``jax.jit``). With ``memory-budget`` the plan's
+    predicted peak (``peak_memory.py``, XLA's figure) stays within it (``memory_rows.py``).
+    Errors: invalid options (named), an infeasible memory budget (with the memory the step
+    needs at least, and with micro-batches, a smaller batch or more devices), a pinned
     sharding the op cannot produce, a host callback off the mesh or split over it.
     """
 
@@ -90,7 +92,9 @@ class AutoShardingPass(MeshOptions, Pass):
 
     mesh_alpha: tuple[float, ...] = field(default=(), metadata={"help": "per mesh axis latency of a collective"})
     mesh_beta: tuple[float, ...] = field(default=(), metadata={"help": "per mesh axis time per byte"})
-    memory_budget: float = field(default=0.0, metadata={"help": "bytes per device the plan may keep live (0: off)"})
+    memory_budget: float = field(default=0.0, metadata={
+        "help": "bytes per device the plan may hold, as XLA's memory_analysis adds them up (arguments + outputs - "
+                "donated + peak temporaries; 0: off)"})
     prefer_reduce_scatter: bool = field(
         default=False, metadata={"help": "reduce-scatter + all-gather instead of all-reduce on ties (ZeRO-2)"})
     zero_stage: int = field(default=0, metadata={
