@@ -48,7 +48,7 @@ def device_memory_budget(devices: Sequence[Any]) -> float:
     budget) where a device reports none, as XLA:CPU's do."""
     limits = []
     for device in devices:
-        stats = device.memory_stats() if hasattr(device, "memory_stats") else None
+        stats = device.memory_stats()
         if not stats or not stats.get("bytes_limit"):
             return 0.0
         limits.append(float(stats["bytes_limit"]))

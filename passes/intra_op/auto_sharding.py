@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -29,7 +30,7 @@ from . import ilp
 from .annotate_plan import annotate_plan
 from .cost_graph import Graph, Node, ReshardingOracle
 from .cost_model import collective
-from .memory_rows import budget_message, least_memory, memory_rows, within
+from .memory_rows import MemoryRows, budget_message, least_memory, memory_rows, within
 from .peak_memory import peak_memory
 from .strategies import StrategyOptions
 from .strategy import Strategy
@@ -261,37 +262,40 @@ class AutoShardingPass(MeshOptions, Pass):
         return plan
 
     def _solve(self, graph: Graph, oracle: ReshardingOracle | None, donated: set[int]) -> ilp.Solution:
-        """Eq. 1's optimum, within the memory budget if there is one (``memory_rows.within``)."""
+        """Eq. 1's optimum, within the memory budget if there is one (``memory_rows.within``).
+        The memory rows depend on the copy nodes being priced or not, not on the prices:
+        made once per ``graph.share``."""
+        rows = functools.cache(lambda share: memory_rows(graph, donated))
         if not self.memory_budget:
-            return self._priced(graph, oracle, None, donated)
-        return within(lambda budget: self._priced(graph, oracle, budget, donated),
+            return self._priced(graph, oracle, None, rows)
+        return within(lambda budget: self._priced(graph, oracle, budget, rows),
                       lambda choices: peak_memory(graph, choices, donated).total, self.memory_budget)
 
-    def _priced(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None, donated: set[int]
-                ) -> ilp.Solution:
+    def _priced(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None,
+                rows: Callable[[bool], MemoryRows]) -> ilp.Solution:
         """Eq. 1's optimum; with resharding-costs=xla, solved again while XLA prices a
         picked resharding differently than assumed (each round asks XLA about new pairs
         only, so it ends). After MAX_REPRICING rounds the plan of the last is kept, its
         objective repriced; with share-reshardings it is compared, as XLA prices them,
         with the plan found without (measured: BERT on (2, 2, 2), where every round met
         another axis order of a flattened resharding Table 2 prices at a third of XLA's)."""
-        solution, converged = self._rounds(graph, oracle, budget, donated)
+        solution, converged = self._rounds(graph, oracle, budget, rows)
         if converged or not graph.copies:
             return solution
         graph.share = False
-        unshared, _ = self._rounds(graph, oracle, budget, donated)
+        unshared, _ = self._rounds(graph, oracle, budget, rows)
         if solution.objective <= unshared.objective:
             graph.share = True  # annotated as priced: through the copies
             return solution
         return unshared
 
-    def _rounds(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None, donated: set[int]
-                ) -> tuple[ilp.Solution, bool]:
+    def _rounds(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None,
+                rows: Callable[[bool], MemoryRows]) -> tuple[ilp.Solution, bool]:
         """The last round's plan with its objective at the latest prices, and whether
         XLA priced every resharding it picks as the ILP did."""
-        rows = memory_rows(graph, donated) if budget is not None else ((), ())
+        memory = rows(graph.share) if budget is not None else ((), ())
         for _ in range(MAX_REPRICING + 1):
-            solution = ilp.solve(graph.cost_graph(*rows), memory_budget=budget, solver=self.solver,
+            solution = ilp.solve(graph.cost_graph(*memory), memory_budget=budget, solver=self.solver,
                                  time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies),
                                  mip_gap=self.mip_gap, tie_repeated=self.tie_repeated_layers)
             if oracle is None or not graph.measure_reshardings(solution.choices, oracle):

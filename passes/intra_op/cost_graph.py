@@ -136,7 +136,6 @@ class Graph:
         self.uses: list[Use] = []
         self.source: dict[ir.Value, tuple[int, int]] = {}
         self.batch_dims: dict[ir.Value, set[int]] = {}
-        self.last_use: dict[int, int] = {}
         self.no_rule: dict[str, ir.Operation] = {}
         self.measured: dict[tuple, tuple[Collective, ...]] = {}  # reshardings XLA was asked about
         # Strategies, resharding costs and matrices by what they are computed from: the
@@ -250,7 +249,6 @@ class Graph:
             return
         src, result = self.source[value]
         self.uses.append(Use(src, result, dst, kind, slot, user, operand))
-        self.last_use[src] = max(self.last_use.get(src, 0), dst)
         self.nodes[dst].depth = max(self.nodes[dst].depth, self.nodes[src].depth + 1)
 
     def add_alias(self, argument: int, result: int) -> None:
@@ -364,7 +362,7 @@ class Graph:
     def cost_graph(self, live_sets: tuple[tuple[int, ...], ...] = (), edge_memory: tuple[EdgeMemory, ...] = ()
                    ) -> CostGraph:
         """Eq. 1's inputs: node costs (with pins and forced choices as inf), edges, merging;
-        with ``live_sets`` and ``edge_memory`` (``peak_memory.memory_rows``), the memory
+        with ``live_sets`` and ``edge_memory`` (``memory_rows.memory_rows``), the memory
         rows and node bytes."""
         edges = []
         for src_index, result, use in self.priced_uses():

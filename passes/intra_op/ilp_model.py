@@ -65,9 +65,10 @@ def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memo
         ok_a, ok_b = allowed[ia, :r.shape[0]], allowed[ib, :r.shape[1]]
         sub = r[np.ix_(ok_a, ok_b)]
         copies = [(m[np.ix_(ok_a, ok_b)], rows) for m, rows in pair_memory.get((a, b), ())]
-        key = np.hstack([sub, *(m for m, _ in copies)]), np.vstack([sub, *(m for m, _ in copies)]).T
-        row_first, row_class = equal_rows(key[0].dtype.str, key[0].shape, key[0].tobytes())
-        col_first, col_class = equal_rows(key[1].dtype.str, key[1].shape, np.ascontiguousarray(key[1]).tobytes())
+        by_row = np.hstack([sub, *(m for m, _ in copies)]) if copies else sub
+        by_col = np.vstack([sub, *(m for m, _ in copies)]).T if copies else sub.T
+        row_first, row_class = equal_rows(by_row.dtype.str, by_row.shape, by_row.tobytes())
+        col_first, col_class = equal_rows(by_col.dtype.str, by_col.shape, by_col.tobytes())
         classes = sub[np.ix_(row_first, col_first)]
         ii, jj = np.nonzero(np.isfinite(classes))
         n_a, n_b = len(row_first), len(col_first)

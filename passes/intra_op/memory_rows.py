@@ -90,8 +90,7 @@ class LeastMemory(NamedTuple):
 def least_memory(graph: Graph, donated: set[int]) -> LeastMemory:
     """The least memory per device any plan of ``graph`` needs, under :func:`memory_rows`."""
     rows = memory_rows(graph, donated).live_sets
-    smallest = [float(np.min(np.where(np.isfinite(node.costs), graph.memory(node), np.inf)))
-                if len(node.costs) else float(np.min(graph.memory(node))) for node in graph.nodes]
+    smallest = [float(np.min(np.where(np.isfinite(node.costs), graph.memory(node), np.inf))) for node in graph.nodes]
     totals = [sum(smallest[v] for v in row) for row in rows]
     worst = int(np.argmax(totals))
     batch = sum(smallest[v] for v in rows[worst] if graph.nodes[v].batch_loops)

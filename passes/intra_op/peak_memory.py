@@ -31,7 +31,7 @@ import numpy as np
 
 from ...dialect.sharding import tile_bytes
 from ...plans.sharding_plan import PeakMemory
-from .cost_graph import Graph, Node
+from .cost_graph import Graph
 
 # A tuple of results holds one address per element.
 POINTER_BYTES = 8
@@ -62,7 +62,7 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     """The memory of the plan ``choices`` of ``graph``; ``donated``: the argument numbers
     (= their node numbers) whose buffers XLA reuses for a result (``tf.aliasing_output``)."""
     nodes = graph.nodes
-    sizes = [_value_bytes(graph, node, choices[i]) for i, node in enumerate(nodes)]
+    sizes = [float(graph.memory(node)[choices[i]]) for i, node in enumerate(nodes)]
     life = Lifetimes(graph)
     results = [i for i, node in enumerate(nodes) if node.kind == "result"]
     # Several results are a tuple, whose table of buffer addresses XLA allocates too.
@@ -179,10 +179,3 @@ def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes)
         size = tile_bytes(layout, node.shapes[result], node.itemsizes[result], graph.mesh)
         buffers.append([min(at), max(life.horizon[r] if life.fused[r] else r for r in at), size])
     return buffers
-
-
-def _value_bytes(graph: Graph, node: Node, choice: int) -> float:
-    """Bytes per device of the node's results under its chosen algorithm."""
-    strategy = node.strategies[choice]
-    return sum(tile_bytes(spec, shape, size, graph.mesh) for spec, shape, size in
-               zip(strategy.results, node.shapes, node.itemsizes) if spec is not None and shape is not None)
