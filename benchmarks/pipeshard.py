@@ -114,11 +114,11 @@ class BenchmarkPipeshard(PipeshardParallel):
 
     cost_model: str = "profile"
 
-    def passes(self, hosts: int, per_host: int, on_plan: Any = None, state: tuple = (), accumulate: str = "mean"
-               ) -> list:
+    def passes(self, hosts: int, per_host: int, on_plan: Any = None, state: tuple = (), accumulate: str = "mean",
+               device_memory: float = 0.0) -> list:
         return [dataclasses.replace(p, cost_model=self.cost_model, logical_mesh_space="physical", profile_repeats=5)
                 if isinstance(p, StageConstructionPass) else p
-                for p in super().passes(hosts, per_host, on_plan, state, accumulate)]
+                for p in super().passes(hosts, per_host, on_plan, state, accumulate, device_memory)]
 
 
 def pipelined(work: Workload, stages: int, micro_batches: int, schedule: str = "1f1b",
