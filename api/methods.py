@@ -25,8 +25,10 @@ import jax
 
 from .dialect.mesh import DeviceMesh, MeshError
 from .dialect.pass_registry import option_fields
+from .passes.inter_op.layer_construction import LayerConstructionPass
 from .passes.intra_op.auto_sharding import AutoShardingPass
 from .passes.intra_op.ilp import HIGHS_MIP_GAP
+from .pipeshard_options import AutoLayerOption, LayerOption, ManualLayerOption
 from .plans.sharding_plan import ShardingPlan
 from .saved_plan import SavedPlan
 
@@ -100,6 +102,15 @@ class ShardParallel:
         averaged, or added up where nothing in the step depends on the batch size (a
         loss summed over examples; :mod:`alpa_mlir.accumulation`). The step must compute
         its gradients with ``alpa_mlir.grad`` or ``alpa_mlir.value_and_grad``.
+      rematerialize: ``"auto"`` (the default here; ``"none"`` in the pass): where no plan
+        fits the memory budget, the backward pass computes layers' activations again
+        instead of keeping them, the layers whose recompute gives the cheapest plan that
+        fits (``alpa-auto-sharding``'s option); ``"all"``: every layer; ``"none"``: never.
+        The layers are ``layer_option``'s, or the user's ``mark_pipeline_boundary``
+        segments, or sqrt(n) layers for a forward pass of n matmuls (``alpa-layer-construction``).
+      layer_option: how the forward pass is cut into layers (``AutoLayerOption``,
+        ``ManualLayerOption``, as for ``PipeshardParallel``); ``remat_layer=True`` in it
+        recomputes every layer (Alpa's option), as ``rematerialize="all"`` does.
       The other fields are the options of ``alpa-auto-sharding``, documented there.
     """
 
@@ -129,6 +140,8 @@ class ShardParallel:
     solver_time_limit: float = 0.0
     mip_gap: float = HIGHS_MIP_GAP
     num_micro_batches: int = 1
+    rematerialize: Literal["none", "auto", "all"] = "auto"
+    layer_option: LayerOption | None = None
     plan: SavedPlan | ShardingPlan | None = field(default=None, hash=False)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> ShardParallel:
@@ -169,6 +182,9 @@ class ShardParallel:
             self._set("devices", tuple(self.devices))
             if not self.devices:
                 raise ValueError(f"{type(self).__name__} option 'devices' is empty")
+        if self.layer_option is not None and not isinstance(self.layer_option, (AutoLayerOption, ManualLayerOption)):
+            raise ValueError(f"{type(self).__name__} option 'layer_option' must be AutoLayerOption(layer_num=...), "
+                             f"ManualLayerOption() or None; got {self.layer_option!r}")
         if isinstance(self.plan, (str, os.PathLike)):
             self._set("plan", SavedPlan.load(self.plan))
         elif self.plan is not None and not isinstance(self.plan, (SavedPlan, ShardingPlan)):
@@ -176,6 +192,18 @@ class ShardParallel:
                              f"got {type(self.plan).__name__}")
         # The pass validates the rest; the batch is known only at the call, so stand in for it.
         self.auto_sharding_pass(self.mesh_shape or (), batch_args=(0,))
+
+    def layer_construction(self, memory_budget: float) -> LayerConstructionPass | None:
+        """The ``alpa-layer-construction`` that gives the layers to recompute, where any may
+        be: with ``layer_option``, its layers; else, with recompute possible (a budget, or
+        ``rematerialize="all"``), the user's segments or sqrt(n) layers, and a step that is
+        not a training step is left as it is."""
+        if self.layer_option is not None:
+            return LayerConstructionPass(**self.layer_option.pass_options())
+        if self.rematerialize == "all" or (self.rematerialize == "auto" and memory_budget):
+            return LayerConstructionPass(default_layers="sqrt", relax_delta=True,
+                                         require_training_step=self.rematerialize == "all")
+        return None
 
     def _set(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -219,6 +247,8 @@ class ShardParallel:
                    if f.name not in _CALL_OPTIONS + _DERIVED_OPTIONS}
         if options["memory_budget"] is None:
             options["memory_budget"] = 0.0  # the call passes the devices' own (device_memory_budget)
+        if self.layer_option is not None and self.layer_option.remat_layer:
+            options["rematerialize"] = "all"
         options["allow_mixed_mesh_shape"] = self.allow_mixed_mesh_shape is True
         options["allow_flattened_mesh"] = self.allow_mixed_mesh_shape is None
         options.update(overrides)

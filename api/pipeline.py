@@ -106,8 +106,9 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
                                               mesh_alpha=mesh.alpha, mesh_beta=mesh.beta, on_plan=plans.append,
                                               **overrides)
     importer = ImportPipeline(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names)
+    layers = method.layer_construction(auto_sharding.memory_budget)
     try:
-        reported = run_pipeline(module, provide([importer, auto_sharding]))
+        reported = run_pipeline(module, provide([importer, *([layers] if layers else []), auto_sharding]))
     except ir.MLIRError as error:
         raise AutoShardingError(f"auto-sharding of {function} failed:\n  " + diagnostics_text(error)) from None
     except PipelineError as error:  # an option the method let through; a bug on our side

@@ -65,6 +65,7 @@ from .passes.inter_op.stage_construction import StageConstructionPass
 from .passes.pipelines import ImportPipeline
 from .passes.reshard.cross_mesh_resharding import CrossMeshReshardingPass
 from .passes.schedule.pipeline_schedule import PipelineSchedulePass
+from .passes.schedule.rematerialize import RematerializePass
 from .pipeline import AutoShardingError, diagnostics_text, host_callbacks, module_text, parse_lowered, warn_reported
 from .pipeshard_options import (  # noqa: F401 (alpa_mlir.pipeshard's API)
     AutoLayerOption,
@@ -232,8 +233,7 @@ class PipeshardParallel:
         pairs of training state (``signature.training_state``); ``accumulate``: how the micro-
         batches combine (``accumulation``); ``device_memory``: see ``AutoStageOption``."""
         layer = self.layer_option
-        layers = (LayerConstructionPass(**layer.pass_options()) if isinstance(layer, AutoLayerOption)
-                  else LayerConstructionPass())
+        layers = [LayerConstructionPass(**layer.pass_options()), *([RematerializePass()] if layer.remat_layer else [])]
         stage = self.stage_option
         options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
                                    "device_profile": self.device_profile, "state": state, "on_plan": on_plan}
@@ -246,7 +246,7 @@ class PipeshardParallel:
                            stage_submeshes=tuple(n for pair in stage.submeshes for n in pair))
         options["virtual_stages"] = self.virtual_stages
         try:
-            return [layers, StageConstructionPass(**options),
+            return [*layers, StageConstructionPass(**options),
                     CrossMeshReshardingPass(local_all_gather=self.local_all_gather),
                     PipelineSchedulePass(schedule=self.pipeline_schedule, num_micro_batches=self.num_micro_batches,
                                          accumulate=accumulate, virtual_stages=self.virtual_stages)]

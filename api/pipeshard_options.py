@@ -10,7 +10,8 @@ from .passes.inter_op.layer_clustering import DEFAULT_DELTA
 
 @dataclass(frozen=True)
 class AutoLayerOption:
-    """Cluster the forward pass into ``layer_num`` layers (Sec. 5.2's DP with tolerance ``delta``).
+    """Cluster the forward pass into ``layer_num`` layers (Sec. 5.2's DP with tolerance ``delta``);
+    ``remat_layer``: see :class:`ManualLayerOption`.
 
     ``delta=None``: :data:`DEFAULT_DELTA` (0.6, Alpa's), or where no clustering keeps to it
     (a model of few, unequal ops), the least delta that admits one, with a warning; a delta
@@ -18,6 +19,7 @@ class AutoLayerOption:
 
     layer_num: int
     delta: float | None = None
+    remat_layer: bool = False
 
     def pass_options(self) -> dict[str, Any]:
         """The options of ``alpa-layer-construction`` that do this."""
@@ -27,7 +29,20 @@ class AutoLayerOption:
 
 @dataclass(frozen=True)
 class ManualLayerOption:
-    """One layer per segment between ``mark_pipeline_boundary`` calls."""
+    """One layer per segment between ``mark_pipeline_boundary`` calls.
+
+    ``remat_layer`` (here and in :class:`AutoLayerOption`, Alpa's option): the backward
+    pass computes every layer's activations again instead of keeping them
+    (``alpa-rematerialize``)."""
+
+    remat_layer: bool = False
+
+    def pass_options(self) -> dict[str, Any]:
+        """The options of ``alpa-layer-construction`` that do this."""
+        return {}
+
+
+LayerOption = AutoLayerOption | ManualLayerOption
 
 
 @dataclass(frozen=True)

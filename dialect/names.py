@@ -40,6 +40,8 @@ APPLY_GRAD_ATTR = "alpa.apply_grad"
 # alpa-layer-construction: an op's layer and its phase.
 LAYER_ATTR = "alpa.layer"
 PHASE_ATTR = "alpa.phase"
+# alpa-rematerialize: an op computed again in the backward pass (a clone of a forward op).
+RECOMPUTE_ATTR = "alpa.recompute"
 # alpa-stage-construction: a stage function's stage number, and on the ops of an
 # extracted stage their position (to find them after planning).
 STAGE_ATTR = "alpa.stage"

@@ -141,6 +141,9 @@ def sharding_summary(plan: ShardingPlan) -> str:
         lines.append(f"predicted memory per device: {byte_text(m.total)} (arguments {byte_text(m.arguments)} + "
                      f"outputs {byte_text(m.outputs)} - donated {byte_text(m.aliased)} + peak temporaries "
                      f"{byte_text(m.temporaries)}, at {m.at})")
+    if plan.recomputed:
+        lines.append(f"rematerialised: the backward pass computes the activations of layers "
+                     f"{', '.join(map(str, plan.recomputed))} again")
     solver = plan.solver
     if solver:
         stats = [f"objective {plan.objective:.4g}", str(solver.get("solver", "")), str(solver.get("status", "")),

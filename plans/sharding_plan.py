@@ -128,6 +128,8 @@ class ShardingPlan:
     communication: tuple[CollectiveTotal, ...] = ()
     num_ops: int = 0
     memory: PeakMemory | None = None  # predicted per device (alpa-auto-sharding's plans have it)
+    # The layers whose activations the backward pass computes again (alpa-rematerialize).
+    recomputed: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.ops:
@@ -198,6 +200,8 @@ class ShardingPlan:
         data.update(solver=self.solver, objective=self.objective, tied=[list(pair) for pair in self.tied])
         if self.memory is not None:
             data["memory"] = asdict(self.memory)
+        if self.recomputed:
+            data["recomputed"] = list(self.recomputed)
         return data
 
     @classmethod
@@ -223,6 +227,7 @@ class ShardingPlan:
                                     for t in data.get("communication", ())),
                 num_ops=int(data.get("num_ops", 0)),
                 memory=PeakMemory(**data["memory"]) if "memory" in data else None,
+                recomputed=tuple(int(layer) for layer in data.get("recomputed", ())),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise PlanError(f"malformed plan: missing or wrong entry {error}") from None

@@ -66,6 +66,12 @@ class LayerConstructionPass(Pass):
     relax_delta: bool = field(default=False, metadata={
         "help": "where no clustering meets delta, cluster at the least delta that admits one, with a warning "
                 "(not an error)"})
+    default_layers: Literal["segments", "sqrt"] = field(default="segments", metadata={
+        "help": "what layers=0 cuts: one layer per user segment (an error without any); sqrt: that, or where the "
+                "step has no user boundaries, sqrt(n) layers for its n forward matmuls and convolutions (Chen et "
+                "al. 2016's checkpoints, for alpa-rematerialize)"})
+    require_training_step: bool = field(default=True, metadata={
+        "help": "a function that is not a training step is an error; false: it is left unmarked"})
     clustering: Literal["dp", "equal-operator"] = field(default="dp", metadata={
         "help": "dp (Sec. 5.2) or equal-operator (the same number of forward ops per layer, Sec. 8.3's baseline)"})
 
@@ -86,12 +92,16 @@ class LayerConstructionPass(Pass):
         try:
             step = analyze_training_step(main, graph=graph)
         except ValueError as error:
-            diagnostics.error(main, f"layer construction: {error}")
+            if self.require_training_step:
+                diagnostics.error(main, f"layer construction: {error}")
             return
         forward = list(step.ops(FORWARD))
         segments = [_segment(ops[i]) for i in forward]
         boundaries = [k for k in range(len(forward) - 1) if segments[k] != segments[k + 1]]
         layers = self.layers or (len(boundaries) + 1 if any(s is not None for s in segments) else 0)
+        if not layers and self.default_layers == "sqrt":
+            heavy = sum(ops[i].name in ("stablehlo.dot_general", "stablehlo.convolution") for i in forward)
+            layers = min(len(forward), max(1, round(math.sqrt(heavy))))
         if layers == 0:
             diagnostics.error(main, "the step has no layers to pipeline: mark them with "
                                     "alpa_mlir.mark_pipeline_boundary() between layers, or have them cut "

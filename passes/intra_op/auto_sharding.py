@@ -11,29 +11,27 @@ import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.annotations import (
-    MHLO_SHARDING,
     MeshOptions,
     find_main,
     get_value_attrs,
     module_mesh,
     num_partitions,
-    result_shardings,
     sdy_meshes,
     set_module_mesh,
 )
-from ...dialect.host_callbacks import callback_device, is_host_callback
 from ...dialect.mesh import DeviceMesh
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
 from ...plans.sharding_plan import ShardingPlan
 from . import ilp
 from .annotate_plan import annotate_plan
-from .cost_graph import Graph, Node, ReshardingOracle
+from .cost_graph import Graph, ReshardingOracle
 from .cost_model import collective
-from .memory_rows import MemoryRows, budget_message, least_memory, memory_rows, within
+from .memory_rows import MemoryRows, memory_rows, within
 from .peak_memory import peak_memory
+from .plan_constraints import check_callbacks, force_layouts, pin_user_shardings
+from .remat_choice import Attempt, RematerializationError, choose_rematerialization, step_layers
 from .strategies import StrategyOptions
-from .strategy import Strategy
 
 ALIASING_OUTPUT = "tf.aliasing_output"
 # Ties between a reduce-scatter algorithm and all-reduce + slicing go to the
@@ -140,6 +138,10 @@ class AutoShardingPass(MeshOptions, Pass):
         "help": "ops whose neighbourhoods in the cost graph look alike (the same op of identical layers) take one "
                 "choice, so repeated layers are solved once; the tied plan is then improved op by op on the whole "
                 "graph (an upper bound on Eq. 1's optimum, equal to it on the models measured)"})
+    rematerialize: Literal["none", "auto", "all"] = field(default="none", metadata={
+        "help": "recompute layers' activations in the backward pass (alpa-rematerialize; needs the layers of "
+                "alpa-layer-construction): none; auto (where no plan fits memory-budget without, the layers "
+                "whose recompute gives the cheapest plan that fits); all (every layer)"})
     solver: str = field(default="HIGHS", metadata={"help": "CVXPY MILP solver"})
     solver_time_limit: float = field(default=0.0, metadata={"help": "seconds (0: no limit)"})
     mip_gap: float = field(default=ilp.HIGHS_MIP_GAP, metadata={
@@ -201,12 +203,39 @@ class AutoShardingPass(MeshOptions, Pass):
                                  f"{arguments} arguments")
             check_state(func, self.state)
             oracle = self._xla_oracle(physical) if self.resharding_costs == "xla" else None
+            layers = step_layers(func)
+            if self.rematerialize == "all" and not layers:
+                raise ValueError("option 'rematerialize=all' needs @main's layers: run alpa-layer-construction first")
         except ValueError as error:
             diagnostics.error(module, str(error))
             return None
         mesh = DeviceMesh(physical.shape, axis_names=physical.axis_names, alpha=physical.alpha, beta=physical.beta)
         forbidden = frozenset(kind for kind, allowed in (("all-gather", self.allow_all_gather),
                                                          ("all-to-all", self.allow_all_to_all)) if not allowed)
+        try:
+            attempt = choose_rematerialization(func, lambda f: self._attempt(f, mesh, oracle, forbidden, diagnostics),
+                                               layers, self.rematerialize, self.memory_budget)
+        except RematerializationError as error:
+            diagnostics.error(func, f"auto-sharding: {error}")
+            return None
+        if attempt is None:
+            return None
+        graph, solution, func = attempt.graph, attempt.solution, attempt.func
+        if not solution.optimal:
+            limit = f"{self.solver_time_limit} s" if self.solver_time_limit else \
+                f"{ilp.BUDGET_TIME_LIMIT} s under a memory budget, option 'solver-time-limit' raises it"
+            diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit ({limit}); the plan "
+                                      "is feasible but not proven optimal")
+        memory = peak_memory(graph, solution.choices, attempt.donated)
+        plan = replace(annotate_plan(graph, solution, func, mesh, physical), memory=memory,
+                       recomputed=attempt.recomputed)
+        set_module_mesh(module, physical)
+        return plan
+
+    def _attempt(self, func: ir.Operation, mesh: DeviceMesh, oracle: ReshardingOracle | None,
+                 forbidden: frozenset[str], diagnostics: Diagnostics) -> Attempt | None:
+        """The cost graph of ``func`` and its plan (``solution`` None where no plan fits the
+        memory budget); ``None`` after an error."""
         graph = Graph(func, mesh, StrategyOptions(
             # force-data-parallel splits the batch over all axes: S^{01} on a 2-D mesh.
             allow_flattened_mesh=self.allow_flattened_mesh or self.force_data_parallel,
@@ -222,9 +251,13 @@ class AutoShardingPass(MeshOptions, Pass):
         for argument, result in self.state:
             if argument not in donated:  # a donation already ties it (argument number = node number)
                 graph.add_alias(argument, result)
-        if not (_check_callbacks(graph, mesh, diagnostics) & self._pin(graph, func, mesh, diagnostics)):
+        if not (check_callbacks(graph, mesh, diagnostics)
+                & pin_user_shardings(graph, func, mesh, self.keep_user_shardings, diagnostics)):
             return None
-        self._force(graph, mesh)
+        force_layouts(graph, mesh, batch_args=self.batch_args,
+                      force_batch_dim_to_mesh_dim=self.force_batch_dim_to_mesh_dim,
+                      force_data_parallel=self.force_data_parallel, zero_stage=self.zero_stage,
+                      allow_replicated_parameters=self.allow_replicated_parameters)
         if self.share_reshardings:
             graph.share_reshardings()
         for node in graph.nodes:
@@ -240,26 +273,18 @@ class AutoShardingPass(MeshOptions, Pass):
                     max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS
                     for c in s.communication if c.kind == "reduce-scatter") for s in node.strategies])
         try:
-            solution = self._solve(graph, oracle, donated)
-        except ilp.BudgetError:
-            diagnostics.error(func, "auto-sharding: " + budget_message(
-                self.memory_budget, least_memory(graph, donated), mesh.size))
-            return None
-        except ilp.IlpError as error:
+            return Attempt(func, graph, donated, self._solve(graph, oracle, donated))
+        except ilp.InfeasibleError as error:
+            if self.memory_budget and (not forbidden or isinstance(error, ilp.BudgetError)):
+                return Attempt(func, graph, donated, None, str(error))
             hint = ""
-            if forbidden and isinstance(error, ilp.InfeasibleError):
+            if forbidden:
                 hint = ", or turn on option " + " or ".join(f"'allow-{kind}'" for kind in sorted(forbidden))
             diagnostics.error(func, f"auto-sharding: {error}{hint}")
             return None
-        if not solution.optimal:
-            limit = f"{self.solver_time_limit} s" if self.solver_time_limit else \
-                f"{ilp.BUDGET_TIME_LIMIT} s under a memory budget, option 'solver-time-limit' raises it"
-            diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit ({limit}); the plan "
-                                      "is feasible but not proven optimal")
-        memory = peak_memory(graph, solution.choices, donated)
-        plan = replace(annotate_plan(graph, solution, func, mesh, physical), memory=memory)
-        set_module_mesh(module, physical)
-        return plan
+        except ilp.IlpError as error:
+            diagnostics.error(func, f"auto-sharding: {error}")
+            return None
 
     def _solve(self, graph: Graph, oracle: ReshardingOracle | None, donated: set[int]) -> ilp.Solution:
         """Eq. 1's optimum, within the memory budget if there is one (``memory_rows.within``).
@@ -345,70 +370,6 @@ class AutoShardingPass(MeshOptions, Pass):
         return DeviceMesh(mesh.shape, mesh.device_ids, mesh.axis_names,
                           self.mesh_alpha or mesh.alpha, self.mesh_beta or mesh.beta)
 
-    # ------------------------------------------------------------------ constraints
-
-    def _pin(self, graph: Graph, func: ir.Operation, mesh: DeviceMesh, diagnostics: Diagnostics) -> bool:
-        """User shardings (``keep-user-shardings``) become the only allowed choice."""
-        if self.keep_user_shardings == "none":
-            return True
-        attrs = {"argument": get_value_attrs(func, "arg_attrs"), "result": get_value_attrs(func, "res_attrs")}
-        ok = True
-        for node in graph.nodes:
-            if node.kind in attrs:
-                text = attrs[node.kind][node.index].get(MHLO_SHARDING)
-                texts = [ir.StringAttr(text).value] if text is not None else None
-                where = func
-            elif (self.keep_user_shardings == "all" and MHLO_SHARDING in node.op.attributes
-                  and not is_host_callback(node.op)):  # a callback's sharding is its device, not a layout
-                texts = result_shardings(node.op)
-                if node.kind == "carry":
-                    texts = texts[node.index:node.index + 1]
-                where = node.op
-            else:
-                continue
-            if texts is None:
-                continue
-            try:
-                specs = [ShardingSpec.from_mhlo(t, mesh, len(s)) if s is not None else None
-                         for t, s in zip(texts, node.shapes)]
-            except ValueError as error:
-                diagnostics.error(where, f"{node.label}: pinned sharding: {error}")
-                ok = False
-                continue
-            _restrict(node, lambda s, specs=specs: list(s.results) == specs, pinned=specs)
-        return ok
-
-    def _force(self, graph: Graph, mesh: DeviceMesh) -> None:
-        """Batch arguments split on the batch dimension, other arguments split unless
-        allow-replicated-parameters; force-batch-dim-to-mesh-dim and force-data-parallel
-        (with its ZeRO stages)."""
-        axes = tuple(a for a in range(mesh.ndim) if mesh.shape[a] > 1)
-        parameters = _parameters(graph) if self.force_data_parallel else set()
-        # force-batch-dim-to-mesh-dim: the batch on that axis alone (whole if it has size 1).
-        forced = [self.force_batch_dim_to_mesh_dim] if self.force_batch_dim_to_mesh_dim in axes else []
-        for index, node in enumerate(graph.nodes):
-            batch = _batch_loops(node, self.batch_args)
-            if self.force_batch_dim_to_mesh_dim >= 0 and batch:
-                _restrict(node, lambda s, b=batch: sorted(a for loop in b for a in s.loop_axes[loop]) == forced,
-                          soft=True)
-            elif node.kind == "argument" and batch:  # a batch arrives split, as a data loader feeds it
-                _restrict(node, lambda s: bool(s.results[0].dims[0]), soft=True)
-            if node.kind == "argument" and not batch and not self.allow_replicated_parameters:
-                _restrict(node, lambda s: not _replicated(s), soft=True)
-            if not self.force_data_parallel:
-                continue
-            if batch:
-                _restrict(node, lambda s, b=batch: sorted(a for loop in b for a in s.loop_axes[loop]) == list(axes),
-                          soft=True)
-                continue
-            # ZeRO (Sec. 4.2 post-ILP step, Sec. 8.2 baselines): stage 0 replicates all
-            # but the batch; stages 1-2 shard optimizer state (arguments no matmul
-            # reads), stage 3 parameters too; the weight update in between is free.
-            if self.zero_stage == 0 or (index in parameters and self.zero_stage < 3):
-                _restrict(node, _replicated, soft=True)
-            elif node.kind == "argument":
-                _restrict(node, lambda s: not _replicated(s), soft=True)
-
 
 def check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:
     """Option 'state' names existing arguments and results of one type, each at most once."""
@@ -426,70 +387,6 @@ def check_state(func: ir.Operation, state: tuple[tuple[int, int], ...]) -> None:
             raise ValueError(f"option 'state' pair {argument}:{result} ties an argument of type "
                              f"{inputs[argument]} to a result of type {results[result]}; a state value keeps "
                              "its type")
-
-
-def _check_callbacks(graph: Graph, mesh: DeviceMesh, diagnostics: Diagnostics) -> bool:
-    """Every host callback runs on one device of the mesh (errors at the others)."""
-    ok = True
-    for node in graph.nodes:
-        if node.kind != "op" or not is_host_callback(node.op):
-            continue
-        try:
-            device = callback_device(node.op)
-        except ValueError as error:
-            diagnostics.error(node.op, str(error))
-            ok = False
-            continue
-        if device >= mesh.size:
-            diagnostics.error(node.op, f"the host callback runs on device {device}, but the mesh has {mesh.size} "
-                                       f"devices; place it on one of 0..{mesh.size - 1}")
-            ok = False
-    return ok
-
-
-def _replicated(strategy: Strategy) -> bool:
-    return all(spec is None or spec.is_replicated for spec in strategy.results)
-
-def _restrict(node: Node, allowed, pinned: list | None = None, soft: bool = False) -> None:
-    """Forbid (inf cost) every algorithm of ``node`` that ``allowed`` rejects. A pin the
-    op has no algorithm for gets one: replicated operands, results sliced to the pin.
-    ``soft``: leave the node alone when nothing still allowed (a pin, an earlier
-    restriction) would be."""
-    mask = np.array([bool(allowed(s)) for s in node.strategies])
-    if soft and not (mask & np.isfinite(node.costs)).any():
-        return
-    if not mask.any():
-        node.strategies.append(Strategy(
-            "pinned", tuple(() for _ in node.space.loop_sizes),
-            tuple(None if s is None else ShardingSpec.replicated(s.rank) for s in
-                  (node.strategies[0].operands if node.strategies else ())),
-            tuple(pinned)))
-        node.costs = np.append(node.costs, 0.0)
-        node.signature = (*node.signature, ("pinned", tuple(pinned)))  # its strategies differ now
-        mask = np.append(np.zeros(len(mask), dtype=bool), True)
-    node.costs = np.where(mask, node.costs, np.inf)
-
-
-def _batch_loops(node: Node, batch_args: tuple[int, ...]) -> frozenset[int]:
-    if node.kind == "argument":
-        return frozenset({0}) if node.index in batch_args and node.shapes[0] else frozenset()
-    return node.batch_loops
-
-
-def _parameters(graph: Graph) -> set[int]:
-    """Arguments a matmul or convolution reads, directly or through one trivial op."""
-    users: dict[int, set[int]] = {}
-    for use in graph.uses:
-        users.setdefault(use.src, set()).add(use.dst)
-    result = set()
-    for index, node in enumerate(graph.nodes):
-        if node.kind != "argument":
-            continue
-        first = users.get(index, set())
-        second = {d for u in first if not graph.nodes[u].heavy for d in users.get(u, ())}
-        if any(graph.nodes[i].heavy for i in first | second):
-            result.add(index)
-    return result
 
 
 def _planned_function(module: ir.Operation) -> ir.Operation:

@@ -49,12 +49,13 @@ import numpy as np
 from jax._src.lib.mlir import ir
 
 from ...dialect.mesh import DeviceMesh
+from ...dialect.names import RECOMPUTE_ATTR
 from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.sharding_plan import Collective
 from .cost_model import resharding_collectives
 from .ilp_graph import CostGraph, Edge, EdgeMemory, Follow
 from .rules import itemsize_of, iteration_space, shape_of
-from .strategies import StrategyOptions, enumerate_strategies
+from .strategies import StrategyOptions, compute_costs, enumerate_strategies
 from .strategy import IterationSpace, Strategy
 
 CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if")
@@ -194,6 +195,11 @@ class Graph:
             space = _replicated_space(op)
         node = Node("op", op.name, [], op=op, shapes=shapes, itemsizes=itemsizes, has_rule=has_rule)
         index = self._add(node, space, op.operands)
+        if RECOMPUTE_ATTR in op.attributes:
+            # Computed again in the backward pass: its FLOPs cost flop_cost bytes' time each,
+            # on the mesh's fastest axis (seconds where beta is seconds per byte).
+            node.costs = node.costs + min(self.mesh.beta) * compute_costs(space, node.strategies, self.mesh,
+                                                                          self.options)
         for number, value in enumerate(op.operands):
             self._use(index, value, "operand", number, op, number)
         for number, result in enumerate(op.results):

@@ -170,9 +170,12 @@ def within(solve: Callable[[float], Solution], peak: Callable[[tuple[int, ...]],
                           f"the last plan's resharded copies take it to {byte_text(budget + over)}")
 
 
-def budget_message(budget: float, least: LeastMemory, devices: int) -> str:
+def budget_message(budget: float, least: LeastMemory, devices: int, recomputed: float | None = None,
+                   layered: bool = False) -> str:
     """Why no plan fits ``budget``, and what would help, with figures (lower bounds, as
-    ``least`` is: each value at its smallest tile)."""
+    ``least`` is: each value at its smallest tile). ``recomputed``: the least memory
+    with every layer's activations recomputed, where that was tried; ``layered``: the
+    step has layers to recompute."""
     fixed = least.total - least.batch
     where = [f"at {least.at}"] if least.at else []
     if least.batch:
@@ -182,7 +185,14 @@ def budget_message(budget: float, least: LeastMemory, devices: int) -> str:
         figures = ", ".join(f"{b}: {byte_text(fixed + least.batch / b)}" for b in (2, 4, 8))
         remedies.append(f"with B micro-batches (num_micro_batches=B) or a batch B times smaller, B = {figures}")
     remedies.append(f"on twice the devices ({2 * devices}), about {byte_text(least.total / 2)}")
-    remedies.append("less with the layers' activations rematerialised (jax.checkpoint on each layer)")
+    if recomputed is not None:
+        remedies.append(f"with every layer's activations recomputed in the backward pass, {byte_text(recomputed)}")
+    elif layered:
+        remedies.append("less with the layers' activations recomputed (option rematerialize=auto)")
+    else:
+        remedies.append("less with the layers' activations recomputed: cut the step into layers (alpa-layer-"
+                        "construction before this pass, or ShardParallel's layer_option) and let the plan recompute "
+                        "them (rematerialize=auto)")
     return (f"no sharding plan fits the memory budget of {byte_text(budget)} per device: the step needs at least "
             f"{byte_text(least.total)} per device" + (f" ({'; '.join(where)})" if where else "") +
             ". It would need at least: " + "; ".join(remedies) + ". Or raise the budget")

@@ -18,6 +18,7 @@ temporaries model what XLA:CPU does with a training step:
   materialised.
 - **Buffer sharing**: a fusion or an in-place update (scatter, dynamic_update_slice)
   writes into the buffer of an operand of its size that dies there.
+- **Barriers**: an ``optimization_barrier``'s results are its operands' buffers.
 - **Reshardings**: each (value, layout) the plan reshards is a buffer from its first
   reader to its last.
 
@@ -31,7 +32,7 @@ import numpy as np
 
 from ...dialect.sharding import tile_bytes
 from ...plans.sharding_plan import PeakMemory
-from .cost_graph import Graph
+from .cost_graph import BARRIER, Graph
 
 # A tuple of results holds one address per element.
 POINTER_BYTES = 8
@@ -53,6 +54,9 @@ FUSING_READERS = FUSIBLE | {"reduce"}
 EXPENSIVE = frozenset({"atan2", "broadcast_in_dim", "cbrt", "cosine", "divide", "exponential",
                        "exponential_minus_one", "log", "log_plus_one", "logistic", "power", "remainder", "rsqrt",
                        "sine", "sqrt", "tan", "tanh"})
+# An optimization barrier's results are its operands' buffers (jax.checkpoint's and
+# alpa-rematerialize's fence): its operands live while its results are read.
+PASS_THROUGH = "optimization_barrier"
 # Ops whose output may take the buffer of an operand of its size that dies there: fusions
 # (XLA's buffer sharing) and the in-place updates.
 IN_PLACE = FUSIBLE | {"scatter", "dynamic_update_slice"}
@@ -91,7 +95,8 @@ class Lifetimes:
         for use in graph.uses:
             if use.kind != "alias":
                 self.readers[use.src].append(use.dst)
-        self.kinds = [node.op.name.removeprefix("stablehlo.") if node.kind == "op" else node.kind for node in nodes]
+        self.kinds = [node.op.name.removeprefix("stablehlo.") if node.kind == "op" or node.op is not None
+                      and node.op.name == BARRIER else node.kind for node in nodes]
         self.horizon, self.fused = _liveness(self.kinds, self.readers)
         self.early = _from_arguments(graph)
         self.made = [node.kind in ("op", "carry") and not self.fused[i]
@@ -118,7 +123,7 @@ class Lifetimes:
 def _liveness(kinds: list[str], readers: list[list[int]]) -> tuple[list[int], list[bool]]:
     """Per node, the last program point that reads its value (through fused readers), and
     whether XLA fuses it into its readers."""
-    fused = [kind in FUSIBLE and bool(rs) and all(kinds[r] in FUSING_READERS for r in rs)
+    fused = [kind == PASS_THROUGH or kind in FUSIBLE and bool(rs) and all(kinds[r] in FUSING_READERS for r in rs)
              and not (kind in EXPENSIVE and len(set(rs)) > 1) for kind, rs in zip(kinds, readers)]
     horizon = list(range(len(kinds)))
     for i in reversed(range(len(kinds))):

@@ -38,6 +38,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...dialect.mesh import DeviceMesh
 from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.sharding_plan import Collective
@@ -62,7 +64,10 @@ class StrategyOptions:
       reduce_scatter: also emit reduce-scatter variants of split sum reductions.
         Off by default: XLA:CPU runs them as all-reduce + slice (module docstring);
         XLA:GPU turns that into a reduce-scatter, so turn it on for GPU meshes.
-      flop_cost: cost units per redundant flop (only for recomputed heavy ops).
+      flop_cost: cost units per flop computed again: a heavy op's redundant flops; and,
+        in bytes' transfer time on the mesh's fastest axis per flop, the flops of the ops
+        ``alpa-rematerialize`` computes again in the backward pass (1e-3: a device that
+        computes 1000 flops in the time its fastest link moves a byte).
     """
 
     allow_flattened_mesh: bool = False
@@ -179,18 +184,21 @@ def enumerate_strategies(space: IterationSpace, operand_shapes: Sequence[Shape |
     if not space.heavy:
         return strategies
     every_axis = {a for a in range(mesh.ndim) if mesh.shape[a] > 1}
-
-    def used(strategy: Strategy) -> set[int]:
-        return {a for axes in strategy.loop_axes for a in axes}
-
     if not options.allow_recompute_heavy_op:
         # Sec. 4.2: heavy operators never replicate computation; small ops whose
         # loops no full split divides keep their replicated algorithms.
-        return [s for s in strategies if used(s) == every_axis] or strategies
+        return [s for s in strategies if _used_axes(s) == every_axis] or strategies
+    redundant = compute_costs(space, strategies, mesh, options) - options.flop_cost * space.flops / mesh.size
+    return [Strategy(s.name, s.loop_axes, s.operands, s.results, s.communication, float(cost))
+            for s, cost in zip(strategies, redundant)]
 
-    def recompute_cost(strategy: Strategy) -> float:
-        ways = _ways(mesh, tuple(used(strategy)))
-        return options.flop_cost * space.flops * (1.0 / ways - 1.0 / mesh.size)
 
-    return [Strategy(s.name, s.loop_axes, s.operands, s.results, s.communication, recompute_cost(s))
-            for s in strategies]
+def compute_costs(space: IterationSpace, strategies: Sequence[Strategy], mesh: DeviceMesh,
+                  options: StrategyOptions) -> np.ndarray:
+    """Per strategy, ``flop_cost`` times the FLOPs of the op each device computes (the
+    op's FLOPs over the devices its loops are split across)."""
+    return np.array([options.flop_cost * space.flops / _ways(mesh, tuple(_used_axes(s))) for s in strategies])
+
+
+def _used_axes(strategy: Strategy) -> set[int]:
+    return {a for axes in strategy.loop_axes for a in axes}

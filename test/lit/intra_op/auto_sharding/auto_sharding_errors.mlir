@@ -93,7 +93,7 @@ module @no_public_main attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
 // The argument and the result, each split four ways, need 128 KiB per device; nothing
 // scales with a batch (no batch-args), so the error offers more devices and remat.
 module @infeasible_memory_budget attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
-  // expected-error@+1 {{auto-sharding: no sharding plan fits the memory budget of 4 KiB per device: the step needs at least 128 KiB per device. It would need at least: on twice the devices (8), about 64 KiB; less with the layers' activations rematerialised (jax.checkpoint on each layer). Or raise the budget}}
+  // expected-error@+1 {{auto-sharding: no sharding plan fits the memory budget of 4 KiB per device: the step needs at least 128 KiB per device. It would need at least: on twice the devices (8), about 64 KiB; less with the layers' activations recomputed: cut the step into layers (alpa-layer-construction before this pass, or ShardParallel's layer_option) and let the plan recompute them (rematerialize=auto). Or raise the budget}}
   func.func @main(%arg0: tensor<256x256xf32>) -> tensor<256x256xf32> {
     %0 = stablehlo.negate %arg0 : tensor<256x256xf32>
     return %0 : tensor<256x256xf32>
