@@ -30,7 +30,8 @@ from .cost_model import collective
 from .memory_rows import MemoryRows, memory_rows, within
 from .peak_memory import peak_memory
 from .plan_constraints import check_callbacks, force_layouts, pin_user_shardings
-from .remat_choice import Attempt, RematerializationError, choose_rematerialization, step_layers
+from ..schedule.rematerialize import step_layers
+from .remat_choice import Attempt, RematerializationError, choose_rematerialization
 from .strategies import StrategyOptions
 
 ALIASING_OUTPUT = "tf.aliasing_output"
