@@ -23,6 +23,7 @@ from ...dialect.mesh import DeviceMesh
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
 from ...plans.sharding_plan import ShardingPlan
+from ..schedule.rematerialize import step_layers
 from . import ilp
 from .annotate_plan import annotate_plan
 from .cost_graph import Graph, ReshardingOracle
@@ -30,7 +31,6 @@ from .cost_model import collective
 from .memory_rows import MemoryRows, memory_rows, within
 from .peak_memory import peak_memory
 from .plan_constraints import check_callbacks, force_layouts, pin_user_shardings
-from ..schedule.rematerialize import step_layers
 from .remat_choice import Attempt, RematerializationError, choose_rematerialization
 from .strategies import StrategyOptions
 
