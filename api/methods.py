@@ -74,6 +74,8 @@ class ShardParallel:
         what XLA's ``memory_analysis`` adds up). ``None`` (the default): each device's
         memory (``memory_stats()["bytes_limit"]``) less :data:`MEMORY_RESERVE`, where the
         backend reports it (GPU, TPU), no budget where it does not (CPU); ``0``: none.
+        Under a budget the planned step is compiled at once and planned again where XLA
+        allocates more than the budget (``parallel_function.MAX_MEMORY_REPLANS``).
       plan: a saved plan to reuse instead of searching: a :class:`SavedPlan`, a path to
         one, or a bare :class:`ShardingPlan` (which fixes the shardings of arguments and
         results; the ops in between are planned again).

@@ -74,7 +74,7 @@ def module_text(module: ir.Module) -> str:
 def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batch_args: tuple[int, ...],
                 function: str = "the function", pinned: ShardingPlan | None = None,
                 stacklevel: int = 5, state: tuple[tuple[int, int], ...] = (),
-                devices: Sequence[Any] = ()) -> ShardingPlan:
+                devices: Sequence[Any] = (), memory_budget: float | None = None) -> ShardingPlan:
     """Annotate ``module`` in place with a plan for ``mesh``, and return the plan.
 
     Args:
@@ -89,13 +89,16 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
       stacklevel: of the warnings, so that they point at the user's call.
       devices: the devices the plan runs on; with ``method.memory_budget=None`` their
         memory less a reserve is the budget (``device_memory_budget``).
+      memory_budget: the budget to plan for instead of the method's (bytes per device).
 
     Raises:
       AutoShardingError: the pass rejected the module; the message has its diagnostics.
     """
     names = value_names(module)  # read before the passes rewrite @main
     overrides: dict[str, Any] = {}
-    if method.memory_budget is None:
+    if memory_budget is not None:
+        overrides["memory_budget"] = memory_budget
+    elif method.memory_budget is None:
         overrides["memory_budget"] = device_memory_budget(devices)
     if pinned is not None:
         _pin_arguments_and_results(module, pinned)

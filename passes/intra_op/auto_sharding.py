@@ -82,7 +82,10 @@ class AutoShardingPass(MeshOptions, Pass):
     Ops without a rule run replicated, with a warning. A host callback (``jax.debug.print``,
     ``io_callback``) reads its operands whole and runs once, on the one device its sharding
     names (``{maximal device=N}``, as under ``jax.jit``). With ``memory-budget`` the plan's
-    predicted peak (``peak_memory.py``, XLA's figure) stays within it (``memory_rows.py``).
+    predicted peak (``peak_memory.py``, XLA's figure) stays within it (``memory_rows.py``);
+    with ``rematerialize=auto`` on a step marked by ``alpa-layer-construction``, where no
+    plan fits, layers' activations are recomputed in the backward pass, the layers chosen
+    with the plan (``remat_choice.py``, ``alpa-rematerialize``).
     Errors: invalid options (named), an infeasible memory budget (with the memory the step
     needs at least, and with micro-batches, a smaller batch or more devices), a pinned
     sharding the op cannot produce, a host callback off the mesh or split over it.

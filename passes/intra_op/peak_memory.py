@@ -54,8 +54,8 @@ FUSING_READERS = FUSIBLE | {"reduce"}
 EXPENSIVE = frozenset({"atan2", "broadcast_in_dim", "cbrt", "cosine", "divide", "exponential",
                        "exponential_minus_one", "log", "log_plus_one", "logistic", "power", "remainder", "rsqrt",
                        "sine", "sqrt", "tan", "tanh"})
-# An optimization barrier's results are its operands' buffers (jax.checkpoint's and
-# alpa-rematerialize's fence): its operands live while its results are read.
+# An optimization barrier's results are its operands' buffers (jax.checkpoint's fence,
+# which XLA deletes before it fuses): its operands live while its results are read.
 PASS_THROUGH = "optimization_barrier"
 # Ops whose output may take the buffer of an operand of its size that dies there: fusions
 # (XLA's buffer sharing) and the in-place updates.

@@ -73,7 +73,7 @@ def choose_rematerialization(func: ir.Operation, attempt: Callable[[ir.Operation
         raise RematerializationError(message)
     fewest = _fewest_layers(first, full, len(layers), budget)
     best = full
-    if fewest < len(layers):
+    if fewest < len(full.recomputed):  # the last layer is never recomputed: all but it is full recompute
         partial = _rematerialized(func, layers[:fewest], attempt)
         if partial is not None and partial.solution is not None and \
                 partial.solution.objective <= full.solution.objective:

@@ -6,6 +6,7 @@ against plain ``jax.jit`` on one device.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import jax
@@ -220,9 +221,12 @@ def test_data_parallel_splits_the_batch_and_replicates_parameters(mesh_shape):
 
 def test_zero3_shards_parameters_under_a_memory_budget():
     # Parameters of 512 KiB each: only plans that shard them fit 1.5 MB per device.
+    # XLA allocates 2.1 MiB for the plan (the model predicts 760 KiB: issue 30's memory
+    # model errs low on this MLP), which planning again against less does not mend: it says so.
     params, batch = mlp_params(512, 256, 256), mlp_batch(64, 256, 256)
     step = parallelize(train_step, method=Zero3Parallel(memory_budget=1.5e6), donate_argnums=(0,))
-    plan = step.get_plan(params, batch)
+    with pytest.warns(AutoShardingWarning, match="XLA allocates .* over the memory budget of 1.431 MiB"):
+        plan = step.get_plan(params, batch)
     assert any(not spec.is_replicated for spec in argument_specs(plan, PARAM_ARGS))
     for spec in argument_specs(plan, BATCH_ARGS):
         assert spec.num_shards(0, plan.mesh) == 8
@@ -435,3 +439,36 @@ def test_a_step_no_plan_fits_says_what_would_fit():
     message = str(caught.value)
     assert re.search(r"B micro-batches \(num_micro_batches=B\) or a batch B times smaller, B = 2: [\d.]+ KiB", message)
     assert "on twice the devices (16)" in message
+
+
+def test_a_plan_xla_allocates_over_the_budget_for_is_planned_again_below_it(monkeypatch):
+    # XLA's figure decides: where the compiled step is over the budget (here, as if XLA
+    # allocated 5% over the budget, once), the step is planned again
+    # against a lower budget, and the plan kept is one XLA allocates within the budget for.
+    from alpa_mlir import models, parallel_function
+
+    budgets, extra = [], []
+    real_plan, real_bytes = parallel_function.plan_module, parallel_function.allocated_bytes
+
+    def recording_plan(*args, memory_budget=None, **kwargs):
+        budgets.append(memory_budget)
+        return real_plan(*args, memory_budget=memory_budget, **kwargs)
+
+    def inflated(executable):
+        return extra.pop() if extra else real_bytes(executable)
+
+    config = dataclasses.replace(models.GPT3["350M"], hidden=256, heads=4, layers=2, seq_len=128)
+    model = models.build(config)
+    args = model.abstract_args(8)
+    free = parallelize(model.train_step, method=ShardParallel(mesh_shape=(8,), batch_argnums=(2,)),
+                       donate_argnums=(0, 1))
+    budget = 0.8 * real_bytes(free.get_executable(*args))
+    extra.append(1.05 * budget)
+    monkeypatch.setattr(parallel_function, "plan_module", recording_plan)
+    monkeypatch.setattr(parallel_function, "allocated_bytes", inflated)
+    step = parallelize(model.train_step, method=ShardParallel(mesh_shape=(8,), batch_argnums=(2,),
+                                                              memory_budget=budget), donate_argnums=(0, 1))
+    plan = step.get_plan(*args)
+    assert len(budgets) == 2 and budgets[0] == budget and budgets[1] < budget
+    assert plan.peak_memory <= budgets[1]
+    assert real_bytes(step.get_executable(*args)) <= budget
