@@ -18,6 +18,7 @@ from alpa_mlir.dialect.sharding import ShardingSpec, tile_bytes
 from alpa_mlir.passes.intra_op import auto_sharding, ilp
 from alpa_mlir.passes.intra_op.cost_graph import Graph
 from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
+from alpa_mlir.passes.intra_op.plan_constraints import pin_user_shardings, restrict
 from alpa_mlir.passes.intra_op.strategies import StrategyOptions
 
 
@@ -154,7 +155,7 @@ def test_unconverged_repricing_keeps_the_cheaper_of_shared_and_per_user(monkeypa
         func = module.body.operations[0]
         method = auto_sharding.AutoShardingPass(mesh_shape=(1, 4), share_reshardings=True)
         g = Graph(func, MESH, StrategyOptions(), share=True)
-        assert method._pin(g, func, MESH, Diagnostics([]))
+        assert pin_user_shardings(g, func, MESH, method.keep_user_shardings, Diagnostics([]))
         g.share_reshardings()
         solution = method._solve(g, oracle, set())
         assert g.share == shared_wins
@@ -236,7 +237,7 @@ def test_costs_and_memory_are_shared_by_strategy_key_and_read_only(func):
     with pytest.raises(ValueError, match="read-only"):
         first.nodes[0].costs[0] = 1.0
     pinned = ShardingSpec(((0,), (1,)))  # no algorithm of an argument on (1, 4) gives it: one is added
-    auto_sharding._restrict(first.nodes[0], lambda s: False, pinned=[pinned])
+    restrict(first.nodes[0], lambda s: False, pinned=[pinned])
     assert first.nodes[0].signature != second.nodes[0].signature
     assert len(first.memory(first.nodes[0])) == len(second.memory(second.nodes[0])) + 1
     assert first.memory(first.nodes[0])[-1] == tile_bytes(pinned, (64, 32), 4, MESH)
