@@ -7,8 +7,8 @@ whole programs: ``alpa-rematerialize``'s rewrite of ``@main`` for a set of layer
 planned by the ILP like any step. Its clones are ops of the cost graph, so their
 memory is in the memory rows as XLA will allocate it (the kept activations die in the
 forward pass; the recomputed ones live from the clone to the backward reader), their
-FLOPs are in the objective (``flop_cost`` per FLOP each device computes again) and the
-collectives they need are priced as any op's.
+FLOPs are in the objective (``flop_cost`` bytes' time on the mesh's fastest axis per FLOP
+each device computes again) and the collectives they need are priced as any op's.
 
 The search plans at most three programs: the step as it is; every layer recomputed
 (if even that does not fit, no plan does: the error says what the step needs with and

@@ -126,7 +126,7 @@ class _Recompute(NamedTuple):
     needed: set[int]  # the layer's forward ops they are computed from
     free: set[int]  # constant-valued ops those read (cloned too)
     inputs: list[ir.Value]  # what the clones read from outside the layer
-    first: int  # the first backward op that reads a saved activation
+    first: int  # the first backward op that reads a saved activation, or of the layer that reads an input
     # A backward value made before it; None where there is none: the backward pass reads
     # the layer as its forward pass ends (the last layer), and recomputing it saves nothing.
     tie: ir.Value | None
