@@ -1,7 +1,10 @@
 """The paper's training workloads (Sec. 8.1, Appendix A) in plain ``jax.numpy``, for tests and benchmarks.
 
-Each family has a frozen config with presets from the paper's tables; :func:`build` makes
-a :class:`Model` of it, whose ``abstract_args`` lower a step of a billion-parameter model
+The families: an MLP; GPT-3 (:data:`GPT3`) and GShard MoE (:data:`MOE`); Wide-ResNet
+(:data:`WIDE_RESNET`); and, beyond the paper, Llama 2 (:data:`LLAMA2`: grouped-query
+attention, rotary positions, SwiGLU, optionally bf16 with f32 Adam moments). Each family has
+a frozen config with presets from the published tables; :func:`build` makes a
+:class:`Model` of it, whose ``abstract_args`` lower a step of a billion-parameter model
 without allocating it::
 
     model = build(GPT3["1.3B"])
@@ -47,13 +50,17 @@ class Adam:
     b2: float = 0.999
     eps: float = 1e-8
 
-    def init(self, params: dict | list) -> dict:
-        zeros = jax.tree.map(jnp.zeros_like, params)
+    def init(self, params: dict | list, dtype: str | None = None) -> dict:
+        """The step count and both moments; the moments in ``dtype``, by default each parameter's own."""
+        zeros = jax.tree.map(lambda p: jnp.zeros_like(p, dtype), params)
         return {"step": jnp.zeros((), jnp.int32), "mu": zeros, "nu": zeros}
 
     def update(self, params: dict | list, grads: dict | list, state: dict) -> tuple[dict | list, dict]:
         step = state["step"] + 1
         t = step.astype(jnp.float32)
+        # The moments' dtype throughout (bf16 gradients of f32 moments are cast up; a no-op where the
+        # dtypes agree); the step is cast to each parameter's dtype below.
+        grads = jax.tree.map(lambda g, m: g.astype(m.dtype), grads, state["mu"])
         mu = jax.tree.map(lambda m, g: self.b1 * m + (1 - self.b1) * g, state["mu"], grads)
         nu = jax.tree.map(lambda v, g: self.b2 * v + (1 - self.b2) * g * g, state["nu"], grads)
         scale = self.lr * jnp.sqrt(1 - self.b2**t) / (1 - self.b1**t)  # both bias corrections
@@ -252,6 +259,127 @@ def gpt(c: GPTConfig) -> Model:
     return Model(init, loss, c.adam.train_step(loss))
 
 
+# -------------------------------------------------------------- Llama 2
+
+@dataclass(frozen=True)
+class LlamaConfig:
+    """Llama 2 (Touvron et al., 2023): RMSNorm, rotary positions, grouped-query attention, SwiGLU, untied head.
+
+    The defaults are the 7B shape. ``state_dtype="float32"`` with ``dtype="bfloat16"`` is the
+    usual mixed-precision recipe: bf16 parameters and activations, f32 Adam moments.
+    """
+
+    vocab: int = 32000
+    hidden: int = 4096
+    layers: int = 32
+    heads: int = 32
+    kv_heads: int = 32  # grouped-query attention: each K/V head serves heads / kv_heads query heads
+    ffn: int = 11008  # the SwiGLU intermediate size
+    seq_len: int = 4096  # Llama 2's context; replace it for shorter runs
+    rope_theta: float = 10000.0
+    norm_eps: float = 1e-5
+    scan_layers: bool = False  # lax.scan over stacked layers: one stablehlo.while instead of unrolled layers
+    dtype: str = "float32"  # parameters and activations
+    state_dtype: str | None = None  # Adam's moments; None: the parameters' dtype
+    adam: Adam = field(default_factory=Adam)
+
+    def __post_init__(self) -> None:
+        if self.hidden % self.heads or (self.hidden // self.heads) % 2:
+            raise ValueError(f"hidden ({self.hidden}) must be heads ({self.heads}) times an even head size")
+        if self.heads % self.kv_heads:
+            raise ValueError(f"kv_heads ({self.kv_heads}) must divide heads ({self.heads})")
+
+
+# Llama 2's released configs: hidden size, #layers, #heads, #KV heads, FFN size; vocab 32000,
+# context 4096. As the paper's Table 1 says, only 70B uses grouped-query attention.
+LLAMA2 = {name: LlamaConfig(hidden=h, layers=n, heads=a, kv_heads=kv, ffn=f) for name, h, n, a, kv, f in (
+    ("7B", 4096, 32, 32, 32, 11008), ("13B", 5120, 40, 40, 40, 13824), ("70B", 8192, 80, 64, 8, 28672))}
+
+
+def _rms_norm(x: jax.Array, weight: jax.Array, eps: float) -> jax.Array:
+    return x * lax.rsqrt(jnp.mean(jnp.square(x), axis=-1, keepdims=True) + eps) * weight
+
+
+def _rotary_tables(c: LlamaConfig) -> tuple[jax.Array, jax.Array]:
+    """cos and sin of position * theta^(-2i/d), (seq_len, 1, head_dim): each frequency twice, for :func:`_rotary`."""
+    d = c.hidden // c.heads
+    inv_freq = (c.rope_theta ** (-np.arange(0, d, 2) / d)).astype(np.float32)
+    angles = lax.iota(jnp.float32, c.seq_len)[:, None] * inv_freq
+    angles = jnp.concatenate([angles, angles], axis=-1)[:, None, :]  # broadcasts over heads
+    return jnp.cos(angles).astype(c.dtype), jnp.sin(angles).astype(c.dtype)
+
+
+def _rotary(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
+    """Rotary embedding in the rotate-half (GPT-NeoX, Hugging Face Llama) form: dims i and i + d/2 are a
+    rotated pair. Meta's reference pairs dims 2i and 2i + 1; that is the same model with q's and k's
+    projection columns permuted within each head."""
+    half = x.shape[-1] // 2
+    return x * cos + jnp.concatenate([-x[..., half:], x[..., :half]], axis=-1) * sin
+
+
+def _gqa_attention(x: jax.Array, p: dict, c: LlamaConfig, cos: jax.Array, sin: jax.Array) -> jax.Array:
+    """Causal attention, query head ``n * group + g`` reading K/V head ``n`` (no repeated K/V)."""
+    b, s, _ = x.shape
+    d, group = c.hidden // c.heads, c.heads // c.kv_heads
+    q = _rotary((x @ p["wq"]).reshape(b, s, c.heads, d), cos, sin).reshape(b, s, c.kv_heads, group, d)
+    k = _rotary((x @ p["wk"]).reshape(b, s, c.kv_heads, d), cos, sin)
+    v = (x @ p["wv"]).reshape(b, s, c.kv_heads, d)
+    scores = jnp.einsum("bqngd,bknd->bngqk", q, k) / np.sqrt(d).astype(x.dtype)
+    scores = jnp.where(jnp.tril(jnp.ones((s, s), bool)), scores, jnp.finfo(x.dtype).min)  # causal
+    context = jnp.einsum("bngqk,bknd->bqngd", jax.nn.softmax(scores, axis=-1), v).reshape(b, s, c.hidden)
+    return context @ p["wo"]
+
+
+def _llama_layer_init(key: jax.Array, c: LlamaConfig) -> dict:
+    h, kv, k = c.hidden, c.kv_heads * (c.hidden // c.heads), jax.random.split(key, 7)
+    return {"attn_norm": jnp.ones(h), "wq": _normal(k[0], (h, h), h), "wk": _normal(k[1], (h, kv), h),
+            "wv": _normal(k[2], (h, kv), h), "wo": _normal(k[3], (h, h), h), "mlp_norm": jnp.ones(h),
+            "w_gate": _normal(k[4], (h, c.ffn), h), "w_up": _normal(k[5], (h, c.ffn), h),
+            "w_down": _normal(k[6], (c.ffn, h), c.ffn)}
+
+
+def _llama_block(x: jax.Array, p: dict, c: LlamaConfig, cos: jax.Array, sin: jax.Array) -> jax.Array:
+    """Pre-norm: RMSNorm, attention, residual; RMSNorm, SwiGLU MLP, residual."""
+    x = x + _gqa_attention(_rms_norm(x, p["attn_norm"], c.norm_eps), p, c, cos, sin)
+    y = _rms_norm(x, p["mlp_norm"], c.norm_eps)
+    return x + (jax.nn.silu(y @ p["w_gate"]) * (y @ p["w_up"])) @ p["w_down"]
+
+
+def _llama_logits(params: dict, tokens: jax.Array, c: LlamaConfig) -> jax.Array:
+    x = jnp.take(params["embed"], tokens, axis=0)
+    cos, sin = _rotary_tables(c)
+    if c.scan_layers:
+        x, _ = lax.scan(lambda x, p: (_llama_block(x, p, c, cos, sin), None), x, params["layers"])
+    else:
+        for p in params["layers"]:
+            x = _llama_block(x, p, c, cos, sin)
+    return _rms_norm(x, params["norm"], c.norm_eps) @ params["head"]
+
+
+def llama(c: LlamaConfig) -> Model:
+    """Llama 2: token embedding, pre-norm blocks, final RMSNorm, untied head, next-token loss.
+
+    ``params["layers"]`` is a list of per-layer dicts; with ``scan_layers`` it is one dict of
+    them stacked along a leading layer axis. The loss is computed in float32 whatever ``dtype``.
+    """
+    def init(key: jax.Array, batch_size: int) -> tuple:
+        keys = jax.random.split(key, c.layers + 3)
+        layers = [_llama_layer_init(k, c) for k in keys[:c.layers]]
+        if c.scan_layers:
+            layers = jax.tree.map(lambda *a: jnp.stack(a), *layers)
+        params = _cast({"embed": _normal(keys[-3], (c.vocab, c.hidden), c.hidden) * 0.1, "layers": layers,
+                        "norm": jnp.ones(c.hidden), "head": _normal(keys[-2], (c.hidden, c.vocab), c.hidden)},
+                       c.dtype)
+        tokens = jax.random.randint(keys[-1], (batch_size, c.seq_len), 0, c.vocab, jnp.int32)
+        return (params, c.adam.init(params, c.state_dtype),
+                {"tokens": tokens, "targets": jnp.roll(tokens, -1, axis=1)})
+
+    def loss(params: dict, batch: dict) -> jax.Array:
+        return _cross_entropy(_llama_logits(params, batch["tokens"], c), batch["targets"])
+
+    return Model(init, loss, c.adam.train_step(loss))
+
+
 # -------------------------------------------------------------- Wide-ResNet
 
 @dataclass(frozen=True)
@@ -336,19 +464,22 @@ def wide_resnet(c: WideResNetConfig) -> Model:
     return Model(init, loss, c.adam.train_step(loss))
 
 
-def build(config: MLPConfig | GPTConfig | WideResNetConfig) -> Model:
+ModelConfig = MLPConfig | GPTConfig | LlamaConfig | WideResNetConfig
+
+
+def build(config: ModelConfig) -> Model:
     """The model a config describes (a :class:`MoEConfig` is a :class:`GPTConfig`)."""
-    for kind, builder in ((MLPConfig, mlp), (GPTConfig, gpt), (WideResNetConfig, wide_resnet)):
+    for kind, builder in ((MLPConfig, mlp), (GPTConfig, gpt), (LlamaConfig, llama), (WideResNetConfig, wide_resnet)):
         if isinstance(config, kind):
             return builder(config)
     raise TypeError(f"no model for config {type(config).__name__}")
 
 
-def abstract_args(config: MLPConfig | GPTConfig | WideResNetConfig, batch_size: int) -> tuple:
+def abstract_args(config: ModelConfig, batch_size: int) -> tuple:
     """``(params, opt_state, batch)`` (``(params, batch)`` for the MLP) as ``jax.ShapeDtypeStruct`` pytrees."""
     return build(config).abstract_args(batch_size)
 
 
-def num_params(config: MLPConfig | GPTConfig | WideResNetConfig) -> int:
+def num_params(config: ModelConfig) -> int:
     """Trainable parameters, counted from abstract shapes."""
     return sum(math.prod(leaf.shape) for leaf in jax.tree.leaves(abstract_args(config, 1)[0]))
