@@ -10,6 +10,10 @@ temporaries model what XLA:CPU does with a training step:
 
 - **Schedule**: program order, which XLA keeps for a step's dependent chain; a buffer
   lives from the op that makes it to its last reader.
+- **Common subexpressions**: ops of one kind on the same operands with the same
+  attributes are one value, as XLA's CSE makes them (the backward pass broadcasts a
+  layer norm's scale and its row statistics again: one broadcast, read by the forward
+  and the backward op).
 - **Fusion**: an elementwise op, a broadcast, a reshape, a transpose or a slice whose
   readers are all such ops or reductions has no buffer: its readers' fusion computes it,
   and its own operands stay live until those readers run. An "expensive" one (exp, log,
@@ -20,13 +24,23 @@ temporaries model what XLA:CPU does with a training step:
   writes into the buffer of an operand of its size that dies there.
 - **Barriers**: an ``optimization_barrier``'s results are its operands' buffers.
 - **Reshardings**: each (value, layout) the plan reshards is a buffer from its first
-  reader to its last.
+  reader to its last, but a slice of each device's own tile that only fusing ops read
+  (XLA slices in their fusions).
+- **All-reduces**: an algorithm that all-reduces its result holds the partial sums and
+  the sum at its own point (XLA:CPU's all-reduce writes a buffer of its own).
+- **Output buffers**: before an output is computed, its buffer (a donated argument's,
+  once the argument is last read) holds temporaries that fit in it, one at a time, as
+  XLA's buffer assignment reuses allocations; they are no temporaries of the heap
+  (largest first, each in the smallest buffer it fits).
 
 Measured against ``memory_analysis`` (``test/unit/test_peak_memory.py``,
 ``benchmarks/plan_quality.py``'s "mem predicted / XLA", ``docs/auto_sharding.md``).
 """
 
 from __future__ import annotations
+
+import math
+from bisect import bisect_left
 
 import numpy as np
 
@@ -73,6 +87,9 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
     made = [life.made[i] and sizes[i] > 0 for i in range(len(nodes))]
     buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, choices, life)
+    buffers += [[i, i, sizes[i]] for i, node in enumerate(nodes) if node.kind == "op" and sizes[i] > 0
+                and any(c.kind == "all-reduce" for c in node.strategies[choices[i]].communication)]
+    buffers = _outside_output_buffers(buffers, _output_windows(graph, life, sizes, donated))
     live = np.zeros(len(nodes) + 1)
     for start, end, size in buffers:
         live[start] += size
@@ -84,6 +101,43 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
                       temporaries=float(live[at]) if len(live) else 0.0, at=nodes[at].label if nodes else "")
 
 
+def _output_windows(graph: Graph, life: Lifetimes, sizes: list[float], donated: set[int]) -> list[list]:
+    """``[bytes, first, last]`` per output buffer: the program points before its value is
+    computed (for a donated argument's buffer, after the argument's last reader too)."""
+    aliased = {use.dst: use.src for use in graph.uses if use.kind == "alias" and use.src in donated}
+    windows = []
+    for use in graph.uses:
+        sink = graph.nodes[use.dst]
+        if sink.kind != "result" or use.kind != "operand" or graph.nodes[use.src].kind == "argument":
+            continue
+        first = life.horizon[aliased[use.dst]] + 1 if use.dst in aliased else 0
+        if first < use.src and sizes[use.dst] > 0:
+            windows.append([sizes[use.dst], first, use.src - 1])
+    return windows
+
+
+def _outside_output_buffers(buffers: list[list], windows: list[list]) -> list[list]:
+    """The buffers that no output buffer holds (see the module docstring)."""
+    windows.sort(key=lambda w: w[0])
+    bounds = [w[0] for w in windows]
+    starts: list[list[int]] = [[] for _ in windows]  # of the buffers each holds, in order
+    ends: list[list[int]] = [[] for _ in windows]
+    rest = []
+    for buffer in sorted(buffers, key=lambda b: -b[2]):
+        start, end, size = buffer
+        for k in range(bisect_left(bounds, size), len(windows)):
+            _, first, last = windows[k]
+            at = bisect_left(starts[k], start)
+            if first <= start and end <= last and (at == 0 or ends[k][at - 1] < start) \
+                    and (at == len(starts[k]) or end < starts[k][at]):
+                starts[k].insert(at, start)
+                ends[k].insert(at, end)
+                break
+        else:
+            rest.append(buffer)
+    return rest
+
+
 class Lifetimes:
     """What the model knows of each node's buffer before sizes: whether it is a temporary
     of its own (``made``: an op or loop value that is neither fused into its readers nor
@@ -91,15 +145,16 @@ class Lifetimes:
 
     def __init__(self, graph: Graph) -> None:
         nodes = graph.nodes
+        self.same = _common_subexpressions(graph)
         self.readers: list[list[int]] = [[] for _ in nodes]
         for use in graph.uses:
             if use.kind != "alias":
-                self.readers[use.src].append(use.dst)
+                self.readers[self.same[use.src]].append(use.dst)
         self.kinds = [node.op.name.removeprefix("stablehlo.") if node.kind == "op" or node.op is not None
                       and node.op.name == BARRIER else node.kind for node in nodes]
-        self.horizon, self.fused = _liveness(self.kinds, self.readers)
+        self.horizon, self.fused = _liveness(self.kinds, self.readers, _expensive(graph, self.kinds, self.same))
         self.early = _from_arguments(graph)
-        self.made = [node.kind in ("op", "carry") and not self.fused[i]
+        self.made = [node.kind in ("op", "carry") and not self.fused[i] and self.same[i] == i
                      and any(shape is not None for shape in node.shapes)
                      and not any(self.kinds[r] == "result" for r in self.readers[i]) for i, node in enumerate(nodes)]
         # In place (by shape, as the ILP's rows see it): an op that may write into the buffer
@@ -120,11 +175,55 @@ class Lifetimes:
         return 0 if self.early[node] else node
 
 
-def _liveness(kinds: list[str], readers: list[list[int]]) -> tuple[list[int], list[bool]]:
+def _common_subexpressions(graph: Graph) -> list[int]:
+    """Per node, the first node computing the same value: a fusible op of the function's
+    body whose kind, operands (as their first nodes) and attributes (but the plan's own,
+    ``alpa.*``, and shardings) equal an earlier one's, as XLA's CSE merges them."""
+    operands: dict[int, list[tuple[int, int, int]]] = {}
+    for use in graph.uses:
+        if use.kind == "operand" and use.user is not None:
+            operands.setdefault(use.dst, []).append((use.operand, use.src, use.result))
+    same = list(range(len(graph.nodes)))
+    seen: dict[tuple, int] = {}
+    for i, node in enumerate(graph.nodes):
+        op = node.op
+        if node.kind != "op" or op.name.removeprefix("stablehlo.") not in FUSIBLE or op.regions \
+                or op.parent.name != "func.func" or len(operands.get(i, ())) != len(op.operands):
+            continue
+        key = (op.name, tuple((same[src], result) for _, src, result in sorted(operands.get(i, ()))),
+               tuple(str(r.type) for r in op.results),
+               tuple((name, str(op.attributes[name])) for name in op.attributes if not name.startswith(IGNORED_ATTRIBUTES)))
+        same[i] = seen.setdefault(key, i)
+    return same
+
+
+# Attributes that do not make two ops compute different values.
+IGNORED_ATTRIBUTES = ("alpa.", "mhlo.sharding", "sdy.")
+
+
+def _expensive(graph: Graph, kinds: list[str], same: list[int]) -> list[bool]:
+    """Per node, whether it is one of XLA's expensive ops (:data:`EXPENSIVE`). A broadcast
+    is not where it broadcasts one element (a scalar constant's), nor where only divides
+    read it, as their divisor: XLA fuses those into every reader (dividing by a broadcast
+    becomes multiplying by the broadcast reciprocal)."""
+    expensive = [kind in EXPENSIVE for kind in kinds]
+    divisor_only = [kind == "broadcast_in_dim" for kind in kinds]
+    for use in graph.uses:
+        if use.kind != "operand":
+            continue
+        if kinds[use.dst] == "broadcast_in_dim":
+            expensive[use.dst] = expensive[use.dst] and math.prod(graph.nodes[use.src].shapes[use.result]) > 1
+        src = same[use.src]
+        if divisor_only[src] and not (kinds[use.dst] == "divide" and use.operand == 1):
+            divisor_only[src] = False
+    return [costly and not divisor for costly, divisor in zip(expensive, divisor_only)]
+
+
+def _liveness(kinds: list[str], readers: list[list[int]], expensive: list[bool]) -> tuple[list[int], list[bool]]:
     """Per node, the last program point that reads its value (through fused readers), and
     whether XLA fuses it into its readers."""
     fused = [kind == PASS_THROUGH or kind in FUSIBLE and bool(rs) and all(kinds[r] in FUSING_READERS for r in rs)
-             and not (kind in EXPENSIVE and len(set(rs)) > 1) for kind, rs in zip(kinds, readers)]
+             and not (costly and len(set(rs)) > 1) for kind, rs, costly in zip(kinds, readers, expensive)]
     horizon = list(range(len(kinds)))
     for i in reversed(range(len(kinds))):
         for r in readers[i]:
@@ -173,14 +272,26 @@ def _value_buffers(life: Lifetimes, made: list[bool], sizes: list[float]) -> lis
 def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes) -> list[list]:
     """``[start, end, bytes]`` of every resharded copy, one per (value, layout) as
     annotate_plan makes it, from just before its first reader (where a scheduler that saves
-    memory puts it) to its last."""
+    memory puts it; from the start for a value made there) to its last. A copy that moves
+    nothing (each device's tile a slice of its own) has no buffer where only fusing ops
+    read it: XLA slices inside their fusions."""
     readers: dict[tuple, list[int]] = {}
+    moves: dict[tuple, bool] = {}
     for use, steps in graph.chosen_reshardings(list(choices)):
-        if life.kinds[use.dst] != "result":
-            readers.setdefault((use.src, use.result, steps[-1][1]), []).append(use.dst)
+        if life.kinds[use.dst] == "result":
+            continue
+        key = (use.src, use.result, steps[-1][1])
+        readers.setdefault(key, []).append(use.dst)
+        if not moves.get(key):
+            node = graph.nodes[use.src]
+            moves[key] = any(graph.resharding_collectives(given, need, node.shapes[use.result],
+                                                          node.itemsizes[use.result]) for given, need in steps)
     buffers = []
     for (src, result, layout), at in readers.items():
+        if not moves[(src, result, layout)] and all(life.kinds[r] in FUSING_READERS for r in at):
+            continue
         node = graph.nodes[src]
         size = tile_bytes(layout, node.shapes[result], node.itemsizes[result], graph.mesh)
-        buffers.append([min(at), max(life.horizon[r] if life.fused[r] else r for r in at), size])
+        buffers.append([life.start(src) if life.early[src] else min(at),
+                        max(life.horizon[r] if life.fused[r] else r for r in at), size])
     return buffers
