@@ -228,8 +228,10 @@ class AutoShardingPass(MeshOptions, Pass):
         if not solution.optimal:
             limit = f"{self.solver_time_limit} s" if self.solver_time_limit else \
                 f"{ilp.BUDGET_TIME_LIMIT} s under a memory budget, option 'solver-time-limit' raises it"
-            diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit ({limit}); the plan "
-                                      "is feasible but not proven optimal")
+            found = "the plan prices memory into Eq. 1 instead, and fits" \
+                if solution.stats.method.startswith("memory-priced") else "the plan is feasible"
+            diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit ({limit}); {found} "
+                                      "but is not proven optimal")
         memory = peak_memory(graph, solution.choices, attempt.donated)
         plan = replace(annotate_plan(graph, solution, func, mesh, physical), memory=memory,
                        recomputed=attempt.recomputed)

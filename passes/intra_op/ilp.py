@@ -41,6 +41,7 @@ from ...plans.plan_summary import byte_text
 from .ilp_graph import (
     BudgetError,
     CostGraph,
+    Edge,
     Edges,
     IlpError,
     InfeasibleError,
@@ -109,6 +110,14 @@ BUDGET_TIME_LIMIT = 30.0
 # Memory rows added per round (the most broken), and rounds before giving up.
 ROWS_PER_ROUND = 16
 MAX_ROW_ROUNDS = 12
+# Plans solved with memory priced in (see _memory_priced): prices doubled until one fits,
+# then halved towards the cheapest that fits.
+PRICE_ROUNDS = 12
+PRICE_REFINEMENTS = 6
+
+
+class SolverLimitError(IlpError):
+    """The solver stopped at its time limit before it found any plan."""
 
 def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "HIGHS",
           time_limit: float | None = None, presolve: bool = False, mip_gap: float = HIGHS_MIP_GAP,
@@ -140,10 +149,59 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
         if not len(broken):
             return solution
         active.update(int(r) for r in broken[np.argsort(-loads[broken])][:ROWS_PER_ROUND])
-        solution = _solve_rows(memory_subset(graph, sorted(active)), memory_budget, **options)
+        try:
+            solution = _solve_rows(memory_subset(graph, sorted(active)), memory_budget, **options)
+        except SolverLimitError:
+            priced = _memory_priced(graph, memory_budget, solution, options)
+            if priced is None:
+                raise
+            return priced
     raise BudgetError(f"no plan found within the memory budget of {byte_text(memory_budget)} per device "
                           f"after {MAX_ROW_ROUNDS} rounds of memory rows; the last needs "
                           f"{byte_text(float(memory_loads(graph, solution.choices).max()))}")
+
+
+def _memory_priced(graph: CostGraph, memory_budget: float, free: Solution, options: dict) -> Solution | None:
+    """A plan within ``memory_budget`` from problems without memory rows (Lagrangian
+    relaxation with one price): every byte a memory row counts costs ``price`` in Eq. 1
+    (node bytes in the node costs, resharded copies as parallel edges), solved as fast as
+    the plan ``free`` without a budget; the price starts at ``free``'s objective per
+    budget, doubles until a plan fits and is then bisected towards the cheapest plan that
+    fits. Where the ILP with the rows stops at its time limit before any plan (its dense
+    rows make the simplex slow). ``None`` if no price fits."""
+    counted = np.zeros(len(graph.node_costs), dtype=bool)
+    for live in graph.live_sets:
+        counted[list(live)] = True
+
+    def priced(price: float) -> Solution:
+        costs = tuple(c + price * np.asarray(m, dtype=float) if counted[v] else c
+                      for v, (c, m) in enumerate(zip(graph.node_costs, graph.node_memory)))
+        copies = tuple(Edge(t.src, t.dst, price * np.asarray(t.bytes, dtype=float)) for t in graph.edge_memory)
+        plain = replace(graph, node_costs=costs, edges=graph.edges + copies, live_sets=(), edge_memory=())
+        found = _solve_rows(plain, None, **options)
+        return replace(found, objective=objective(graph, found.choices),
+                       stats=replace(found.stats, status="feasible", method=f"memory-priced-{found.stats.method}"))
+
+    def fits(solution: Solution) -> bool:
+        return bool(memory_loads(graph, solution.choices).max() <= memory_budget * (1 + 1e-9))
+
+    low, high, best = 0.0, max(abs(free.objective), 1e-12) / memory_budget, None
+    for _ in range(PRICE_ROUNDS):
+        best = priced(high)
+        if fits(best):
+            break
+        low, high = high, 2 * high
+    else:
+        return None
+    for _ in range(PRICE_REFINEMENTS):
+        middle = (low + high) / 2
+        found = priced(middle)
+        if fits(found):
+            high = middle
+            best = min(best, found, key=lambda s: s.objective)
+        else:
+            low = middle
+    return best
 
 
 def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time_limit: float | None,
@@ -160,9 +218,12 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
     memory = None
     if memory_budget is not None and graph.live_sets:
         memory = live_incidence(graph), leader, maps
-        # Elimination is skipped: the memory rows couple every node live at a program
-        # point, so a node's cheapest strategy for its neighbours may break the budget.
-        records, constant = [], 0.0
+        # The memory rows couple every node live at their program points, so such a
+        # node's cheapest strategy for its neighbours may break the budget: they are kept
+        # (and nothing is pruned); the nodes no row counts are eliminated as without one.
+        counted = {v for live in graph.live_sets for v in live} | \
+            {v for term in graph.edge_memory for v in (term.src, term.dst)}
+        records, constant = eliminate(costs, edges, keep=frozenset(int(leader[v]) for v in counted))
     else:
         records, constant = eliminate(costs, edges)
         prune_dominated(costs, edges)
@@ -172,7 +233,7 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
         untied = costs, edges, classes
         costs, edges = tie(costs, edges, classes)
         if memory is not None:
-            memory = memory[0], np.array([classes[int(u)] for u in leader]), maps
+            memory = memory[0], np.array([classes.get(int(u), -1) for u in leader]), maps
     edges = fold_one_sided(costs, edges)
     nodes = sorted(costs)
     picks: dict[int, int] = {}
@@ -405,8 +466,8 @@ def _run_solver(make: Callable, settings: _SolverSettings, memory_budget: float 
             "feasible", "milp"
     if incumbent is not None:
         return *incumbent, _num_variables(problem), "feasible", "lp-local-search"
-    raise IlpError(f"solver {solver} stopped with status {status!r} before finding a plan; "
-                   "raise time_limit or try another solver")
+    raise SolverLimitError(f"solver {solver} stopped with status {status!r} before finding a plan; "
+                           "raise time_limit or try another solver")
 
 
 def _num_variables(problem: cp.Problem) -> int:

@@ -186,8 +186,9 @@ def fold_followers(graph: CostGraph, leader: np.ndarray, maps: list[np.ndarray])
     return costs, edges
 
 
-def eliminate(costs: dict[int, np.ndarray], edges: Edges) -> tuple[list, float]:
+def eliminate(costs: dict[int, np.ndarray], edges: Edges, keep: frozenset[int] = frozenset()) -> tuple[list, float]:
     """Exact degree-0/1/2 elimination to a fixpoint; returns argmin tables (reverse order rebuilds choices).
+    The nodes ``keep`` stay (under a memory budget: those its rows count).
 
     Degree 1 (neighbour u):     c_u[a] += min_b R_uv[a, b] + c_v[b].
     Degree 2 (neighbours u, w): R'_uw[a, c] = min_b R_uv[a, b] + c_v[b] + R_vw[b, c], summed into any u-w edge.
@@ -202,7 +203,7 @@ def eliminate(costs: dict[int, np.ndarray], edges: Edges) -> tuple[list, float]:
     work = [v for v in costs if len(nbrs[v]) <= 2]
     while work:
         v = work.pop()
-        if v not in costs or len(nbrs[v]) > 2:
+        if v not in costs or len(nbrs[v]) > 2 or v in keep:
             continue
         c, around = costs.pop(v), tuple(sorted(nbrs.pop(v)))
         for u in around:

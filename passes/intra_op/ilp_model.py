@@ -98,15 +98,15 @@ def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memo
         live, leader, maps = memory
         # A live follower v contributes memory_v[map_v[i]] when its leader picks i (Sec. 4.2 merging).
         w_rows, w_cols, w_vals = [], [], []
-        for v in range(len(graph.node_costs)):
+        smallest = np.zeros(len(graph.node_costs))
+        for v in np.unique(live.indices):  # the nodes the rows count (the others may be eliminated)
             i = pos[int(leader[v])]
             ok = allowed[i, :len(maps[v])]
             w_rows.append(np.full(int(ok.sum()), v))
             w_cols.append(s_id[i, :len(maps[v])][ok])
             w_vals.append(np.asarray(graph.node_memory[v], dtype=float)[maps[v]][ok])
-        w = sp.csr_matrix((np.concatenate(w_vals), (np.concatenate(w_rows), np.concatenate(w_cols))),
-                          shape=(len(graph.node_costs), n_s))
-        smallest = np.array([vals.min() for vals in w_vals])
+            smallest[v] = w_vals[-1].min()
+        w = _sparse(w_rows, w_cols, w_vals, (len(graph.node_costs), n_s))
         need = live @ smallest
         if need.max() > memory_budget:
             raise BudgetError(memory_message(memory_budget, need))

@@ -81,6 +81,33 @@ def test_random_graph_with_memory_budget_matches_brute_force(seed: int) -> None:
     check_against_brute_force(graph, float(np.random.default_rng(seed).uniform(0.3, 1.0)) * peak)
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_memory_priced_plans_fit_the_budget_and_cost_no_less_than_the_optimum(seed: int) -> None:
+    # The fallback where the ILP with memory rows stops before any plan: one price per
+    # byte in problems without rows. It must fit whenever some price finds a fit, and the
+    # optimum within the budget bounds it from below.
+    graph = random_graph(seed)
+    if graph.node_memory is None or not graph.live_sets:
+        return
+    peak = max(sum(graph.node_memory[v].max() for v in live) for live in graph.live_sets) + \
+        sum(t.bytes.max() for t in graph.edge_memory)
+    budget = float(np.random.default_rng(seed).uniform(0.3, 1.0)) * peak
+    try:
+        free = solve(graph)
+    except InfeasibleError:
+        return
+    options = {"solver": "HIGHS", "time_limit": None, "presolve": False, "mip_gap": ilp.HIGHS_MIP_GAP,
+               "tie_repeated": False}
+    priced = ilp._memory_priced(graph, budget, free, options)
+    _, best = brute_force(graph, budget)
+    if priced is None:
+        return
+    assert memory_loads(graph, priced.choices).max() <= budget * (1 + 1e-9)
+    assert math.isfinite(best) and priced.objective >= best * (1 - 1e-9) - 1e-9
+    assert priced.objective == pytest.approx(objective(graph, priced.choices))
+    assert priced.stats.method.startswith("memory-priced")
+
+
 def test_random_graphs_include_every_path() -> None:
     # Guards the two tests above against degenerate generators: some solve through the
     # ILP, some reduce away entirely, some are infeasible.
