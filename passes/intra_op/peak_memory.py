@@ -74,6 +74,8 @@ PASS_THROUGH = "optimization_barrier"
 # Ops whose output may take the buffer of an operand of its size that dies there: fusions
 # (XLA's buffer sharing) and the in-place updates.
 IN_PLACE = FUSIBLE | {"scatter", "dynamic_update_slice"}
+# Attributes that do not make two ops compute different values (CSE): the plan's own and shardings.
+IGNORED_ATTRIBUTES = ("alpa.", "mhlo.sharding", "sdy.")
 
 
 def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> PeakMemory:
@@ -192,13 +194,10 @@ def _common_subexpressions(graph: Graph) -> list[int]:
             continue
         key = (op.name, tuple((same[src], result) for _, src, result in sorted(operands.get(i, ()))),
                tuple(str(r.type) for r in op.results),
-               tuple((name, str(op.attributes[name])) for name in op.attributes if not name.startswith(IGNORED_ATTRIBUTES)))
+               tuple((name, str(op.attributes[name])) for name in op.attributes
+                     if not name.startswith(IGNORED_ATTRIBUTES)))
         same[i] = seen.setdefault(key, i)
     return same
-
-
-# Attributes that do not make two ops compute different values.
-IGNORED_ATTRIBUTES = ("alpa.", "mhlo.sharding", "sdy.")
 
 
 def _expensive(graph: Graph, kinds: list[str], same: list[int]) -> list[bool]:
