@@ -26,8 +26,6 @@ temporaries model what XLA:CPU does with a training step:
 - **Reshardings**: each (value, layout) the plan reshards is a buffer from its first
   reader to its last, but a slice of each device's own tile that only fusing ops read
   (XLA slices in their fusions).
-- **All-reduces**: an algorithm that all-reduces its result holds the partial sums and
-  the sum at its own point (XLA:CPU's all-reduce writes a buffer of its own).
 - **Output buffers**: before an output is computed, its buffer (a donated argument's,
   once the argument is last read) holds temporaries that fit in it, one at a time, as
   XLA's buffer assignment reuses allocations; they are no temporaries of the heap
@@ -89,8 +87,6 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
     made = [life.made[i] and sizes[i] > 0 for i in range(len(nodes))]
     buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, choices, life)
-    buffers += [[i, i, sizes[i]] for i, node in enumerate(nodes) if node.kind == "op" and sizes[i] > 0
-                and any(c.kind == "all-reduce" for c in node.strategies[choices[i]].communication)]
     buffers = _outside_output_buffers(buffers, _output_windows(graph, life, sizes, donated))
     live = np.zeros(len(nodes) + 1)
     for start, end, size in buffers:
