@@ -45,6 +45,7 @@ from .ilp_graph import (
     Edges,
     IlpError,
     InfeasibleError,
+    counted_nodes,
     eliminate,
     fold_followers,
     fold_one_sided,
@@ -169,12 +170,10 @@ def _memory_priced(graph: CostGraph, memory_budget: float, free: Solution, optio
     budget, doubles until a plan fits and is then bisected towards the cheapest plan that
     fits. Where the ILP with the rows stops at its time limit before any plan (its dense
     rows make the simplex slow). ``None`` if no price fits."""
-    counted = np.zeros(len(graph.node_costs), dtype=bool)
-    for live in graph.live_sets:
-        counted[list(live)] = True
+    counted = counted_nodes(graph)
 
     def priced(price: float) -> Solution:
-        costs = tuple(c + price * np.asarray(m, dtype=float) if counted[v] else c
+        costs = tuple(c + price * np.asarray(m, dtype=float) if v in counted else c
                       for v, (c, m) in enumerate(zip(graph.node_costs, graph.node_memory)))
         copies = tuple(Edge(t.src, t.dst, price * np.asarray(t.bytes, dtype=float)) for t in graph.edge_memory)
         plain = replace(graph, node_costs=costs, edges=graph.edges + copies, live_sets=(), edge_memory=())
@@ -221,8 +220,7 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
         # The memory rows couple every node live at their program points, so such a
         # node's cheapest strategy for its neighbours may break the budget: they are kept
         # (and nothing is pruned); the nodes no row counts are eliminated as without one.
-        counted = {v for live in graph.live_sets for v in live} | \
-            {v for term in graph.edge_memory for v in (term.src, term.dst)}
+        counted = counted_nodes(graph) | {v for term in graph.edge_memory for v in (term.src, term.dst)}
         records, constant = eliminate(costs, edges, keep=frozenset(int(leader[v]) for v in counted))
     else:
         records, constant = eliminate(costs, edges)

@@ -87,6 +87,11 @@ def memory_loads(graph: CostGraph, choices: Sequence[int]) -> np.ndarray:
     return loads
 
 
+def counted_nodes(graph: CostGraph) -> set[int]:
+    """The nodes some memory row counts."""
+    return {v for live in graph.live_sets for v in live}
+
+
 def memory_subset(graph: CostGraph, rows: Sequence[int]) -> CostGraph:
     """``graph`` with the memory rows ``rows`` only (renumbered in that order)."""
     number = {r: k for k, r in enumerate(rows)}

@@ -287,6 +287,6 @@ def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes)
             continue
         node = graph.nodes[src]
         size = tile_bytes(layout, node.shapes[result], node.itemsizes[result], graph.mesh)
-        buffers.append([life.start(src) if life.early[src] else min(at),
+        buffers.append([0 if life.early[src] else min(at),
                         max(life.horizon[r] if life.fused[r] else r for r in at), size])
     return buffers
