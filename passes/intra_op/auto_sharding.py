@@ -24,7 +24,7 @@ from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
 from ...plans.sharding_plan import ShardingPlan
 from ..schedule.rematerialize import step_layers
-from . import ilp
+from . import ilp, ilp_solver
 from .annotate_plan import annotate_plan
 from .cost_graph import Graph, ReshardingOracle
 from .cost_model import collective
@@ -227,7 +227,7 @@ class AutoShardingPass(MeshOptions, Pass):
         graph, solution, func = attempt.graph, attempt.solution, attempt.func
         if not solution.optimal:
             limit = f"{self.solver_time_limit} s" if self.solver_time_limit else \
-                f"{ilp.BUDGET_TIME_LIMIT} s under a memory budget, option 'solver-time-limit' raises it"
+                f"{ilp_solver.BUDGET_TIME_LIMIT} s under a memory budget, option 'solver-time-limit' raises it"
             found = "the plan prices memory into Eq. 1 instead, and fits" \
                 if solution.stats.method.startswith("memory-priced") else "the plan is feasible"
             diagnostics.warning(func, f"auto-sharding: the solver stopped at its time limit ({limit}); {found} "

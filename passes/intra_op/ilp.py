@@ -11,38 +11,25 @@ in two steps: the exact reductions of ``ilp_graph.py`` (followers folded onto th
 leaders; without a memory budget, degree-0/1/2 nodes eliminated and dominated
 strategies pruned; one-sided edges folded into node costs; optionally, repeated layers
 tied to one choice, ``ilp_tying.py``), then what remains is linearised
-(``ilp_model.py``) and handed to a CVXPY MILP solver (HiGHS by default). With HiGHS
-the LP relaxation is solved first: when its optimum is integral, it is the MILP's
-optimum too; when it is fractional, its fractional nodes are solved again with the
-others fixed (under a memory budget: a dive), and a plan the LP's bound proves within
-the mip gap is taken without branch and bound. A memory budget's rows join the ILP as
-plans break them (:func:`solve`). ``np.inf`` marks a forbidden strategy or resharding
-pair.
+(``ilp_model.py``) and handed to a CVXPY MILP solver, HiGHS by default
+(``ilp_solver.py``: the LP relaxation first). A memory budget's rows join the ILP as
+plans break them; where the ILP with them stops before any plan, memory is priced into
+Eq. 1 instead (:func:`solve`). ``np.inf`` marks a forbidden strategy or resharding pair.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import logging
 import math
-import os
-import sys
 import time
-import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-import cvxpy as cp
 import numpy as np
-from cvxpy.reductions.solvers.defines import MI_SOLVERS
 
 from ...plans.plan_summary import byte_text
 from .ilp_graph import (
     BudgetError,
     CostGraph,
     Edge,
-    Edges,
     IlpError,
     InfeasibleError,
     counted_nodes,
@@ -58,7 +45,19 @@ from .ilp_graph import (
     resolve_followers,
     validate,
 )
-from .ilp_model import build_ilp, live_incidence, memory_message
+from .ilp_model import build_ilp, live_incidence
+from .ilp_solver import (
+    HIGHS_MIP_GAP,
+    SolverLimitError,
+    SolverSettings,
+    dive,
+    fractional,
+    rounded_picks,
+    run_solver,
+    solve_fractional,
+    solver_options,
+    time_limit_for,
+)
 from .ilp_tying import repeated_classes, tie
 
 
@@ -89,25 +88,6 @@ class Solution:
         return self.stats.status in ("optimal", "trivial")
 
 
-# How each MILP solver's CVXPY interface takes a wall-clock limit in seconds.
-_TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
-    "HIGHS": lambda t: {"time_limit": t},
-    "SCIPY": lambda t: {"scipy_options": {"time_limit": t}},
-    "GUROBI": lambda t: {"TimeLimit": t},
-    "CBC": lambda t: {"maximumSeconds": t},
-    "SCIP": lambda t: {"scip_params": {"limits/time": t}},
-}
-
-# A relaxed s within this of 0 or 1 everywhere is taken as integral (HiGHS's own
-# default for integer feasibility is 1e-6).
-INTEGRALITY_TOLERANCE = 1e-6
-# HiGHS's default relative MIP gap (its option mip_rel_gap).
-HIGHS_MIP_GAP = 1e-4
-# Seconds of branch and bound under a memory budget when no time limit is given. Where
-# the LP relaxation is fractional, the plan from its rounding (fractional nodes solved
-# with the rest fixed) is kept unless the MILP beats it in that time: on GPT-3 1.3B on
-# (8,) with a 14.9 GiB budget, HiGHS's branch and bound ran 7 minutes and failed.
-BUDGET_TIME_LIMIT = 30.0
 # Memory rows added per round (the most broken), and rounds before giving up.
 ROWS_PER_ROUND = 16
 MAX_ROW_ROUNDS = 12
@@ -117,15 +97,12 @@ PRICE_ROUNDS = 12
 PRICE_REFINEMENTS = 6
 
 
-class SolverLimitError(IlpError):
-    """The solver stopped at its time limit before it found any plan."""
-
 def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "HIGHS",
           time_limit: float | None = None, presolve: bool = False, mip_gap: float = HIGHS_MIP_GAP,
           tie_repeated: bool = False) -> Solution:
     """The strategy per node minimising Eq. 1 (followers included) within ``memory_budget`` bytes per device.
 
-    ``presolve``: HiGHS presolves the LP relaxation (see ``_run_solver``). ``mip_gap``
+    ``presolve``: HiGHS presolves the LP relaxation (see ``run_solver``). ``mip_gap``
     (HiGHS): the plan's Eq. 1 may exceed the optimum by this fraction of itself, as
     HiGHS's ``mip_rel_gap`` means it; a local optimum near the LP relaxation's optimum
     that the relaxation's bound proves that close is taken without branch and bound.
@@ -210,7 +187,7 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
     solver = solver.upper()  # CVXPY's solver names are upper case
     if not 0 <= mip_gap < 1:
         raise IlpError(f"mip_gap must be in [0, 1); got {mip_gap}")
-    solver_opts = _solver_options(solver, time_limit) | ({"mip_rel_gap": mip_gap} if solver == "HIGHS" else {})
+    solver_opts = solver_options(solver, time_limit) | ({"mip_rel_gap": mip_gap} if solver == "HIGHS" else {})
     validate(graph, memory_budget)
     leader, maps = resolve_followers(graph)
     costs, edges = fold_followers(graph, leader, maps)
@@ -243,23 +220,23 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
         build_seconds = time.perf_counter() - start
 
         def rounded(x: np.ndarray) -> dict[int, int]:
-            return _rounded(x, s_id, nodes)
+            return rounded_picks(x, s_id, nodes)
 
         def near_lp(x: np.ndarray) -> tuple[dict[int, int], float] | None:
             # The LP optimum rounded, its fractional nodes solved again with the others
             # fixed, then improved by local search (which does not see memory rows). Under a
             # budget, a dive: the LP solved again with more nodes fixed until it is integral.
-            picks, loose = rounded(x), _fractional(x, s_id, nodes)
+            picks, loose = rounded(x), fractional(x, s_id, nodes)
             if memory is None:
-                picks.update(_solve_fractional(costs, edges, picks, loose, solver, solver_opts))
+                picks.update(solve_fractional(costs, edges, picks, loose, solver, solver_opts))
                 found = local_search(costs, edges, picks)
                 return found, reduced_objective(costs, edges, found)
-            return _dive(make, x, s_id, nodes, solver, solver_opts)
+            return dive(make, x, s_id, nodes, solver, solver_opts)
 
         tic = time.perf_counter()
-        picks, value, n_var, status, method = _run_solver(
-            make, _SolverSettings(solver, solver_opts, presolve, mip_gap, constant,
-                                  _time_limit(time_limit, memory is not None, solver)),
+        picks, value, n_var, status, method = run_solver(
+            make, SolverSettings(solver, solver_opts, presolve, mip_gap, constant,
+                                  time_limit_for(time_limit, memory is not None, solver)),
             memory_budget, need, rounded, near_lp)
         solve_seconds = time.perf_counter() - tic
         value += constant
@@ -281,227 +258,3 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
     return Solution(choices, total, stats)
 
 
-def _dive(make: Callable, x: np.ndarray, s_id: np.ndarray, nodes: list[int], solver: str,
-          opts: dict) -> tuple[dict[int, int], float] | None:
-    """A plan near the fractional LP optimum ``x`` that keeps the memory rows: its integral
-    nodes and its most decided fractional node are fixed, and the LP is solved again,
-    until it is integral. Where that leaves the LP infeasible, the integral nodes are left
-    free, then the node's next strategy is tried. ``None`` when no strategy of some node
-    leaves the LP feasible."""
-    position = {v: i for i, v in enumerate(nodes)}
-    fixed: dict[int, int] = {}
-    value = math.nan
-    while True:
-        weights = np.where(s_id >= 0, x[np.maximum(s_id, 0)], -np.inf)
-        free = [v for v in nodes if v not in fixed]
-        loose = [v for v in free if weights[position[v]].max() < 1 - INTEGRALITY_TOLERANCE]
-        if not loose:
-            return _rounded(x, s_id, nodes), value
-        settled = {v: int(np.argmax(weights[position[v]])) for v in free if v not in loose}
-        pick = max(loose, key=lambda v: weights[position[v]].max())
-        found = None
-        for choice in np.argsort(-weights[position[pick]]):
-            if found is not None or not np.isfinite(weights[position[pick], choice]):
-                break
-            for kept in (settled, {}):
-                trial = fixed | kept | {pick: int(choice)}
-                problem, s = make(integer=False, fixed=np.array([s_id[position[v], c] for v, c in trial.items()]))
-                try:
-                    _solve(problem, solver, dict(opts, presolve="on"))
-                except IlpError:  # HiGHS's presolve finds some fixings infeasible and stops with an error
-                    continue
-                if problem.status == cp.OPTIMAL:
-                    found = trial, np.asarray(s.value, dtype=float).ravel(), float(problem.value)
-                    break
-        if found is None:
-            return None
-        fixed, x, value = found
-
-
-def _rounded(x: np.ndarray, s_id: np.ndarray, nodes: list[int]) -> dict[int, int]:
-    """Each node's strategy of largest value in ``x``. One-hot rows make argmax robust to
-    solver tolerances (values like 0.9999999); on a fractional row it is the heaviest."""
-    best = np.argmax(np.where(s_id >= 0, x[np.maximum(s_id, 0)], -np.inf), axis=1)
-    return {v: int(b) for v, b in zip(nodes, best)}
-
-
-def _fractional(x: np.ndarray, s_id: np.ndarray, nodes: list[int]) -> set[int]:
-    """The nodes whose row of ``x`` is not one-hot."""
-    top = np.where(s_id >= 0, x[np.maximum(s_id, 0)], -np.inf).max(axis=1)
-    return {v for v, t in zip(nodes, top) if t < 1 - INTEGRALITY_TOLERANCE}
-
-
-def _solve_fractional(costs: dict[int, np.ndarray], edges: Edges, picks: dict[int, int], loose: set[int],
-                      solver: str, opts: dict) -> dict[int, int]:
-    """The MILP's optimum over the nodes ``loose`` with every other node fixed at ``picks``
-    (empty when there is nothing to fix, or no such optimum). Where the LP relaxation is
-    fractional, it mostly is on a few nodes: fixed, the rest of the graph falls apart into
-    pieces that elimination solves, and what is left is a small MILP. (GPT-3 6.7B on
-    (2, 4): 0.09% above the LP bound after rounding and local search, which sent it to a
-    28 s MILP; fixing and solving its fractional nodes lands within the mip gap.)"""
-    if not loose or len(loose) == len(costs):
-        return {}
-    sub_costs = {v: costs[v] for v in loose}
-    sub_edges: Edges = {}
-    for (a, b), r in edges.items():
-        if a in loose and b in loose:
-            sub_edges[(a, b)] = r
-        elif a in loose:
-            sub_costs[a] = sub_costs[a] + r[:, picks[b]]
-        elif b in loose:
-            sub_costs[b] = sub_costs[b] + r[picks[a], :]
-    records, _ = eliminate(sub_costs, sub_edges)
-    sub_edges = fold_one_sided(sub_costs, sub_edges)
-    rest = sorted(sub_costs)
-    found: dict[int, int] = {}
-    if rest:
-        try:
-            make, s_id, _, _ = build_ilp(rest, sub_costs, sub_edges, None, None, None)
-        except IlpError:
-            return {}
-        problem, s = make(integer=True)
-        _solve(problem, solver, opts)
-        if problem.status != cp.OPTIMAL:
-            return {}
-        found = _rounded(np.asarray(s.value, dtype=float).ravel(), s_id, rest)
-    for v, neighbours, table in reversed(records):
-        found[v] = int(table[tuple(found[u] for u in neighbours)])
-    return found
-
-
-@functools.cache
-def _milp_solvers() -> tuple[str, ...]:
-    # CVXPY probes every solver package on each call (a stage search plans hundreds of stages).
-    return tuple(name for name in cp.installed_solvers() if name in MI_SOLVERS)
-
-
-def _solver_options(solver: str, time_limit: float | None) -> dict:
-    milp = _milp_solvers()
-    if solver not in milp:
-        raise IlpError(f"solver {solver!r} is not an installed CVXPY MILP solver; installed ones: {', '.join(milp)}")
-    if time_limit is None:
-        return {}
-    if solver not in _TIME_LIMIT_OPTIONS:
-        raise IlpError(f"time_limit is not supported with solver {solver!r}; use one of "
-                       f"{', '.join(_TIME_LIMIT_OPTIONS)} or time_limit=None")
-    return _TIME_LIMIT_OPTIONS[solver](float(time_limit))
-
-
-@dataclass(frozen=True)
-class _SolverSettings:
-    solver: str
-    opts: dict  # the solver's options (mip gap and time limit included)
-    presolve: bool  # HiGHS presolves the LP relaxation
-    mip_gap: float
-    constant: float  # the objective's part folded away by the reductions (for the relative gap)
-    time_limit: float | None
-
-
-def _time_limit(asked: float | None, budget: bool, solver: str) -> float | None:
-    """The MILP's time limit: the one asked for; under a memory budget without one,
-    BUDGET_TIME_LIMIT (its rows make branch and bound slow, and a plan from the LP is kept)."""
-    if asked is not None or not budget or solver not in _TIME_LIMIT_OPTIONS:
-        return asked
-    return BUDGET_TIME_LIMIT
-
-
-def _run_solver(make: Callable, settings: _SolverSettings, memory_budget: float | None, need: np.ndarray | None,
-                rounded: Callable[[np.ndarray], dict[int, int]],
-                near_lp: Callable[[np.ndarray], tuple[dict[int, int], float] | None],
-                ) -> tuple[dict[int, int], float, int, str, str]:
-    """The strategy picked per node, the solver's objective, the number of variables, the
-    status ("optimal" | "feasible") and the method ("lp-relaxation" | "lp-local-search" |
-    "milp"). ``rounded``: picks from a solution vector; ``near_lp``: picks and their
-    objective from a fractional LP optimum (``None`` if it finds none)."""
-    # The marginal linearisation is tight on these graphs: the LP relaxation mostly has
-    # an integral optimum, which is then optimal for the MILP too (its bound is the
-    # MILP's). HiGHS's simplex solves that LP without presolve several times faster than
-    # its MIP run. Otherwise, or if the LP stops at the time limit, the MILP runs as usual.
-    # Presolve is off unless asked for: on that LP it costs time, while with the copy
-    # nodes of share-reshardings it saves more (docs/auto_sharding.md has the figures).
-    # Where the LP optimum is fractional, the plan near it is kept when the LP's bound
-    # proves it within the mip gap; else it is the incumbent the MILP must beat, and the
-    # plan if the MILP stops at its time limit without a better one.
-    solver, opts, incumbent = settings.solver, dict(settings.opts), None
-    if settings.time_limit is not None:
-        opts.update(_TIME_LIMIT_OPTIONS[solver](float(settings.time_limit)))
-    start = time.perf_counter()
-    if solver == "HIGHS":
-        problem, s = make(integer=False)
-        _solve(problem, solver, dict(opts, presolve="on" if settings.presolve else "off"))
-        if problem.status == cp.OPTIMAL:
-            x = np.asarray(s.value, dtype=float).ravel()
-            if np.abs(x - np.round(x)).max() < INTEGRALITY_TOLERANCE:
-                return rounded(x), float(problem.value), _num_variables(problem), "optimal", "lp-relaxation"
-            bound, incumbent = float(problem.value), near_lp(x)
-            if incumbent is not None and incumbent[1] - bound <= settings.mip_gap * abs(
-                    incumbent[1] + settings.constant):
-                return *incumbent, _num_variables(problem), "optimal", "lp-local-search"
-        if settings.time_limit is not None:  # the limit is for all solves together
-            opts.update(_TIME_LIMIT_OPTIONS[solver](max(settings.time_limit - (time.perf_counter() - start), 0.0)))
-    problem, s = make(integer=True)
-    try:
-        _solve(problem, solver, opts)
-    except IlpError:
-        if incumbent is None:
-            raise
-        return *incumbent, _num_variables(problem), "feasible", "lp-local-search"
-    status = problem.status
-    if status == cp.OPTIMAL:
-        return rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value), _num_variables(problem), \
-            "optimal", "milp"
-    if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE, "infeasible_or_unbounded"):
-        if need is not None:
-            raise BudgetError(memory_message(memory_budget, need) +
-                                  " (or the forbidden (inf) strategies rule out every plan within it)")
-        raise InfeasibleError("no sharding plan avoids the forbidden (inf) strategies and resharding pairs")
-    extra = problem.solver_stats.extra_stats
-    has_incumbent = s.value is not None and np.isfinite(s.value).all() and \
-        getattr(extra, "primal_solution_status", 2) == 2  # HiGHS: 2 = feasible solution kept
-    if status in (cp.USER_LIMIT, cp.OPTIMAL_INACCURATE) and has_incumbent and (
-            incumbent is None or float(problem.value) < incumbent[1]):
-        return rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value), _num_variables(problem), \
-            "feasible", "milp"
-    if incumbent is not None:
-        return *incumbent, _num_variables(problem), "feasible", "lp-local-search"
-    raise SolverLimitError(f"solver {solver} stopped with status {status!r} before finding a plan; "
-                           "raise time_limit or try another solver")
-
-
-def _num_variables(problem: cp.Problem) -> int:
-    return sum(v.size for v in problem.variables())
-
-
-# The solver's own log: on stderr when this logger is enabled for DEBUG (``alpa-opt
-# --solver-log``, or the application's logging configuration), otherwise nowhere.
-SOLVER_LOG = logging.getLogger("alpa_mlir.solver")
-
-
-@contextlib.contextmanager
-def _native_output(shown: bool):
-    """Native solvers print on file descriptor 1 whatever their verbosity (HiGHS's
-    banner, "Running HiGHS ...", at every construction); a tool's stdout must carry
-    only its result, so that output goes to stderr when shown and is dropped otherwise."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    target = os.dup(2) if shown else os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(target, 1)
-        yield
-    finally:
-        sys.stdout.flush()  # CVXPY's verbose lines, printed through sys.stdout
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(target)
-
-
-def _solve(problem: cp.Problem, solver: str, opts: dict) -> None:
-    try:
-        shown = SOLVER_LOG.isEnabledFor(logging.DEBUG)
-        with _native_output(shown), warnings.catch_warnings():  # "may be inaccurate" after a time limit: "feasible"
-            warnings.simplefilter("ignore", UserWarning)
-            # The SciPy canonicalisation backend compiles these large, very sparse
-            # constraints ~2x faster than CVXPY's default backend.
-            problem.solve(solver=solver, canon_backend=cp.SCIPY_CANON_BACKEND, verbose=shown, **opts)
-    except cp.error.SolverError as err:
-        raise IlpError(f"solver {solver} failed: {err}") from err

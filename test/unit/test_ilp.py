@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from ilp_oracle import brute_force
 
-from alpa_mlir.passes.intra_op import ilp, ilp_model
+from alpa_mlir.passes.intra_op import ilp, ilp_model, ilp_solver
 from alpa_mlir.passes.intra_op.ilp import solve
 from alpa_mlir.passes.intra_op.ilp_graph import (
     CostGraph,
@@ -270,10 +270,10 @@ def test_fractional_nodes_solved_with_the_rest_fixed_complete_the_optimum(seed: 
     edges = {(e.src, e.dst): e.cost for e in graph.edges}
     loose = {int(v) for v in rng.choice(n, int(rng.integers(1, n)), replace=False)}
     picks = {v: (best_choices[v] if v not in loose else int(rng.integers(k))) for v in range(n)}
-    found = ilp._solve_fractional(costs, edges, picks, loose, "HIGHS", {})
+    found = ilp_solver.solve_fractional(costs, edges, picks, loose, "HIGHS", {})
     assert set(found) == loose
     assert reduced_objective(costs, edges, picks | found) == pytest.approx(best, rel=1e-9)
-    assert ilp._solve_fractional(costs, edges, picks, set(range(n)), "HIGHS", {}) == {}  # nothing fixed
+    assert ilp_solver.solve_fractional(costs, edges, picks, set(range(n)), "HIGHS", {}) == {}  # nothing fixed
 
 
 @pytest.mark.parametrize("seed", range(20))
