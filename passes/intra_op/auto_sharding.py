@@ -37,9 +37,13 @@ from .strategies import StrategyOptions
 ALIASING_OUTPUT = "tf.aliasing_output"
 # Ties between a reduce-scatter algorithm and all-reduce + slicing go to the
 # reduce-scatter under prefer-reduce-scatter (the paper's post-ILP rewrite, Sec. 4.2).
+# In bytes' transfer time on the mesh's fastest axis, as MEMORY_TIE_BREAK.
 REDUCE_SCATTER_BONUS = 1e-6
 # Ties in communication go to the algorithm that keeps fewer bytes per device (Alpa
-# penalises replicated algorithms the same way); small against any real collective.
+# penalises replicated algorithms the same way): per byte held, this many bytes' transfer
+# time on the mesh's fastest axis, small against any real collective. (Unscaled, on a
+# mesh priced in seconds, 3.3e-12 s per NVLink byte, it outweighed the collectives: GPT-3
+# 1.3B on (8,) was planned ZeRO-3-like at 1.19x data parallelism's ring-weighted bytes.)
 MEMORY_TIE_BREAK = 1e-12
 # Rounds of re-solving after XLA priced picked reshardings (resharding-costs=xla).
 MAX_REPRICING = 8
@@ -266,9 +270,10 @@ class AutoShardingPass(MeshOptions, Pass):
                       allow_replicated_parameters=self.allow_replicated_parameters)
         if self.share_reshardings:
             graph.share_reshardings()
+        byte_time = min(mesh.beta)
         for node in graph.nodes:
             if node.kind != "result":  # a result's layout is its value's, which breaks the tie
-                node.costs = node.costs + MEMORY_TIE_BREAK * graph.memory(node)
+                node.costs = node.costs + MEMORY_TIE_BREAK * byte_time * graph.memory(node)
         if self.prefer_reduce_scatter:
             # Sec. 4.2's rewrite turns an all-reduce into a reduce-scatter and, where the
             # value is needed whole, an all-gather: the same bytes, one collective latency
@@ -276,7 +281,7 @@ class AutoShardingPass(MeshOptions, Pass):
             # that latency back, so the bytes decide and ties go to the reduce-scatter.
             for node in graph.nodes:
                 node.costs = node.costs - np.array([sum(
-                    max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS
+                    max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS * byte_time
                     for c in s.communication if c.kind == "reduce-scatter") for s in node.strategies])
         try:
             return Attempt(func, graph, donated, self._solve(graph, oracle, donated))
@@ -328,7 +333,8 @@ class AutoShardingPass(MeshOptions, Pass):
         for _ in range(MAX_REPRICING + 1):
             solution = ilp.solve(graph.cost_graph(*memory), memory_budget=budget, solver=self.solver,
                                  time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies),
-                                 mip_gap=self.mip_gap, tie_repeated=self.tie_repeated_layers)
+                                 mip_gap=self.mip_gap, tie_repeated=self.tie_repeated_layers,
+                                 cost_unit=min(graph.mesh.beta) or 1.0)
             if oracle is None or not graph.measure_reshardings(solution.choices, oracle):
                 return solution, True
         return replace(solution, objective=ilp.objective(graph.cost_graph(), solution.choices)), False

@@ -198,8 +198,7 @@ class Graph:
         if RECOMPUTE_ATTR in op.attributes:
             # Computed again in the backward pass: its FLOPs cost flop_cost bytes' time each,
             # on the mesh's fastest axis (seconds where beta is seconds per byte).
-            node.costs = node.costs + min(self.mesh.beta) * compute_costs(space, node.strategies, self.mesh,
-                                                                          self.options)
+            node.costs = node.costs + compute_costs(space, node.strategies, self.mesh, self.options)
         for number, value in enumerate(op.operands):
             self._use(index, value, "operand", number, op, number)
         for number, result in enumerate(op.results):

@@ -64,10 +64,10 @@ class StrategyOptions:
       reduce_scatter: also emit reduce-scatter variants of split sum reductions.
         Off by default: XLA:CPU runs them as all-reduce + slice (module docstring);
         XLA:GPU turns that into a reduce-scatter, so turn it on for GPU meshes.
-      flop_cost: cost units per flop computed again: a heavy op's redundant flops; and,
-        in bytes' transfer time on the mesh's fastest axis per flop, the flops of the ops
-        ``alpa-rematerialize`` computes again in the backward pass (1e-3: a device that
-        computes 1000 flops in the time its fastest link moves a byte).
+      flop_cost: bytes' transfer time on the mesh's fastest axis per flop computed again:
+        a heavy op's redundant flops, and the flops of the ops ``alpa-rematerialize``
+        computes again in the backward pass (1e-3: a device that computes 1000 flops in the
+        time its fastest link moves a byte).
     """
 
     allow_flattened_mesh: bool = False
@@ -188,16 +188,19 @@ def enumerate_strategies(space: IterationSpace, operand_shapes: Sequence[Shape |
         # Sec. 4.2: heavy operators never replicate computation; small ops whose
         # loops no full split divides keep their replicated algorithms.
         return [s for s in strategies if _used_axes(s) == every_axis] or strategies
-    redundant = compute_costs(space, strategies, mesh, options) - options.flop_cost * space.flops / mesh.size
+    redundant = compute_costs(space, strategies, mesh, options) - \
+        options.flop_cost * min(mesh.beta) * space.flops / mesh.size
     return [Strategy(s.name, s.loop_axes, s.operands, s.results, s.communication, float(cost))
             for s, cost in zip(strategies, redundant)]
 
 
 def compute_costs(space: IterationSpace, strategies: Sequence[Strategy], mesh: DeviceMesh,
                   options: StrategyOptions) -> np.ndarray:
-    """Per strategy, ``flop_cost`` times the FLOPs of the op each device computes (the
-    op's FLOPs over the devices its loops are split across)."""
-    return np.array([options.flop_cost * space.flops / _ways(mesh, tuple(_used_axes(s))) for s in strategies])
+    """Per strategy, ``flop_cost`` bytes' time on the mesh's fastest axis (seconds where
+    beta is seconds per byte) times the FLOPs of the op each device computes (the op's
+    FLOPs over the devices its loops are split across)."""
+    rate = options.flop_cost * min(mesh.beta)
+    return np.array([rate * space.flops / _ways(mesh, tuple(_used_axes(s))) for s in strategies])
 
 
 def _used_axes(strategy: Strategy) -> set[int]:

@@ -192,6 +192,22 @@ def test_prefer_reduce_scatter_reduce_scatters_the_gradients(tmp_path) -> None:
     run_and_compare(compiled, args)
 
 
+@pytest.mark.parametrize("sizes, options", [(MEGATRON, ""), (DATA_PARALLEL, ""),
+                                            (DATA_PARALLEL, "prefer-reduce-scatter")])
+def test_the_plan_does_not_depend_on_the_unit_of_alpha_and_beta(tmp_path, sizes, options) -> None:
+    # A mesh priced in seconds (NVLink: 3.3e-12 s per byte) plans as one priced in bytes
+    # (alpha = beta = 1): the tie-breaks are in bytes' time too (1e-12 per byte held,
+    # unscaled, planned the data-parallel MLP ZeRO-3-like).
+    args = mlp_args(**sizes)
+    _, in_bytes = auto_shard(args, tmp_path / "bytes.json", options)
+    unit = 1 / 300e9
+    _, in_seconds = auto_shard(args, tmp_path / "seconds.json",
+                               f"mesh-alpha={unit},{unit} mesh-beta={unit},{unit} {options}")
+    assert [a.spec for a in in_seconds.arguments] == [a.spec for a in in_bytes.arguments]
+    assert [op.results for op in in_seconds.ops] == [op.results for op in in_bytes.ops]
+    assert in_seconds.objective == pytest.approx(in_bytes.objective * unit, rel=1e-3)
+
+
 # ----------------------------------------------------------------------------- presets
 
 

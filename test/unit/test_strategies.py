@@ -165,6 +165,10 @@ def test_recomputed_heavy_op_pays_for_redundant_flops():
     assert by_name["l1->0"].compute_cost == pytest.approx(0.5 * space.flops * (1 / 2 - 1 / 8))
     assert by_name["l1->0 l2->1"].compute_cost == 0.0
     assert len(strategies) > len(_strategies(space, mesh))
+    # In bytes' time on the fastest axis: a mesh priced in seconds prices flops in seconds.
+    timed = _strategies(space, DeviceMesh((2, 4), beta=(4e-11, 2e-12)), allow_recompute_heavy_op=True, flop_cost=0.5)
+    assert {s.name: s.compute_cost for s in timed}["replicated"] == pytest.approx(
+        2e-12 * by_name["replicated"].compute_cost)
 
 
 def test_reduce_scatter_variants():
