@@ -63,6 +63,7 @@ from jax.sharding import PartitionSpec as P  # noqa: E402
 from alpa_mlir import ShardParallel, parallelize  # noqa: E402
 from alpa_mlir.dialect.mesh import DeviceMesh  # noqa: E402
 from alpa_mlir.lowering.hlo_collectives import parse_collectives, ring_factor  # noqa: E402
+from alpa_mlir.passes.intra_op.cost_model import collective  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ilp_scaling import machine_info, markdown_table, save  # noqa: E402
@@ -78,32 +79,36 @@ KIND_SHORT = {"all-reduce": "AR", "all-gather": "AG", "reduce-scatter": "RS", "a
 
 # -------------------------------------------------------------- collectives
 
-def summary(collectives: Sequence[tuple[str, tuple[int, ...] | None, float, int]], axis_names: Sequence[str],
+def summary(collectives: Sequence[tuple[str, tuple[int, ...] | None, float, int]], mesh: DeviceMesh,
             repeat: int = 1) -> dict:
     """Bytes per device of (kind, mesh axes, bytes, group size) collectives: total, ring-weighted,
-    per kind and per kind and axes (``?`` where the groups are not mesh axes)."""
-    total = ring = 0.0
+    per kind and per kind and axes (``?`` where the groups are not mesh axes), ring-weighted
+    per axes; and their seconds on the alpha-beta model of ``mesh``'s axes (``cost_model.collective``)."""
+    total = ring = seconds = 0.0
     by_kind: dict[str, float] = defaultdict(float)
     by_axes: dict[str, float] = defaultdict(float)
+    ring_by_axes: dict[str, float] = defaultdict(float)
     for kind, axes, size, group in collectives:
         total += repeat * size
         ring += repeat * size * ring_factor(kind, group)
+        seconds += repeat * collective(kind, size, axes or (), mesh, None if axes is not None else group).cost
         by_kind[kind] += repeat * size
-        label = "?" if axes is None else ",".join(axis_names[a] for a in axes)
+        label = "?" if axes is None else ",".join(mesh.axis_names[a] for a in axes)
         by_axes[f"{kind}({label})"] += repeat * size
-    return {"bytes": total, "ring_bytes": ring, "count": len(collectives) * repeat, "by_kind": dict(by_kind),
-            "by_kind_axes": dict(by_axes)}
+        ring_by_axes[label] += repeat * size * ring_factor(kind, group)
+    return {"bytes": total, "ring_bytes": ring, "seconds": seconds, "count": len(collectives) * repeat,
+            "by_kind": dict(by_kind), "by_kind_axes": dict(by_axes), "ring_by_axes": dict(ring_by_axes)}
 
 
 def emitted(hlo_text: str, mesh: DeviceMesh, repeat: int = 1) -> dict:
     """What XLA's partitioned HLO communicates."""
     return summary([(c.kind, c.mesh_axes, c.bytes, c.group_size) for c in parse_collectives(hlo_text, mesh)],
-                   mesh.axis_names, repeat)
+                   mesh, repeat)
 
 
 def added(a: dict, b: dict) -> dict:
-    out = {key: a[key] + b[key] for key in ("bytes", "ring_bytes", "count")}
-    for key in ("by_kind", "by_kind_axes"):
+    out = {key: a[key] + b[key] for key in ("bytes", "ring_bytes", "seconds", "count")}
+    for key in ("by_kind", "by_kind_axes", "ring_by_axes"):
         out[key] = dict(a[key])
         for name, size in b[key].items():
             out[key][name] = out[key].get(name, 0.0) + size
@@ -114,7 +119,7 @@ def predicted(plan: Any) -> dict:
     """What the plan's cost model says the step communicates (algorithms' and reshardings')."""
     shape = plan.mesh.shape
     return summary([(c.kind, c.mesh_axes, c.bytes, math.prod(shape[a] for a in c.mesh_axes))
-                    for c in plan.predicted_collectives()], plan.mesh.axis_names)
+                    for c in plan.predicted_collectives()], plan.mesh)
 
 
 def executable_stats(cost: Any, memory: Any) -> dict:
@@ -152,7 +157,7 @@ def relayout(work: Workload, compiled: Any, mesh: DeviceMesh) -> tuple[dict, lis
     sharding, measured on a ``jax.jit`` identity; and one record per distinct move."""
     count = len(jax.tree.leaves(work.state))  # flat arguments and results both start with the state
     moves: dict[tuple, dict] = {}
-    total = summary([], mesh.axis_names)
+    total = summary([], mesh)
     for i in range(count):
         aval, source, target = compiled.in_avals[i], compiled.output_shardings[i], compiled.input_shardings[i]
         result = compiled.out_avals[i]
@@ -166,9 +171,10 @@ def relayout(work: Workload, compiled: Any, mesh: DeviceMesh) -> tuple[dict, lis
             hlo = identity.lower(jax.ShapeDtypeStruct(aval.shape, aval.dtype)).compile().as_text()
             cost = emitted(hlo, mesh)
             estimated = cost["count"] == 0 and moves_data(aval.shape, source, target)
-            if estimated:  # XLA showed no collective for a move that needs one: count the target tile
+            if estimated:  # XLA showed no collective for a move that needs one: the target tile, sent once
                 tile = target.shard_shape(aval.shape)
-                cost = summary([("estimated", None, math.prod(tile) * aval.dtype.itemsize, 1)], mesh.axis_names)
+                cost = summary([("collective-permute", None, math.prod(tile) * aval.dtype.itemsize, mesh.size)],
+                               mesh)
             moves[key] = {"shape": list(aval.shape), "dtype": str(aval.dtype), "from": sharding_text(source),
                           "to": sharding_text(target), "leaves": 0, "bytes": cost["bytes"], "estimated": estimated,
                           "cost": cost}
@@ -257,12 +263,12 @@ def compile_baseline(work: Workload, specs: tuple[Any, Any], mesh: jax.sharding.
 
 # -------------------------------------------------------------- one (model, mesh)
 
-def measure(work: Workload, shape: tuple[int, ...], steady_state: bool = True) -> dict:
-    """The plan, its prediction, its re-layout and the baselines of one model on one mesh."""
+def measure(work: Workload, dmesh: DeviceMesh, method: ShardParallel, baselines: Sequence[str] = BASELINES) -> dict:
+    """The plan ``method`` makes, its prediction, its re-layout and the ``baselines`` of one
+    model on one mesh; collectives priced on ``dmesh``'s alpha-beta model."""
+    shape = dmesh.shape
     row: dict = {"model": work.name, "mesh": "x".join(map(str, shape))}
-    dmesh = DeviceMesh(shape)
     mesh = dmesh.to_jax_mesh(jax.devices()[:dmesh.size])
-    method = ShardParallel(mesh_shape=shape, steady_state=steady_state)
     fn = parallelize(work.step, method=method, batch_argnums=(1,))
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -283,7 +289,7 @@ def measure(work: Workload, shape: tuple[int, ...], steady_state: bool = True) -
     plan_row["steady"] = added(plan_row["emitted"], plan_row["relayout"])
     row["plan"] = plan_row
     seen: dict[str, str] = {}
-    for kind in BASELINES:
+    for kind in baselines:
         specs = baseline_specs(work, kind, mesh)
         if specs is None:
             row[kind] = {"skipped": "a 2-D mesh's baseline" if kind == "fsdp-tp" and len(shape) < 2 and work.megatron
@@ -436,7 +442,7 @@ def _baseline_note(entry: dict) -> str:
 
 MODEL_NAMES = ("mlp-dp", "mlp-mp", "gpt", "bert", "moe", "wresnet", "flax-cnn", "hf-gpt2")
 # Models at scale, run only when named (--models gpt3-1.3b): their compiles take minutes.
-SCALE_MODELS = ("gpt3-1.3b",)
+SCALE_MODELS = ("gpt3-1.3b", "gpt3-6.7b", "llama2-7b", "llama2-7b-bf16")
 
 
 def parse_meshes(text: str) -> list[tuple[int, ...]]:
@@ -481,7 +487,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name} on {label} ...", flush=True)
             start = time.perf_counter()
             try:
-                row = measure(work, shape, args.steady_state)
+                row = measure(work, DeviceMesh(shape), ShardParallel(mesh_shape=shape,
+                                                                     steady_state=args.steady_state))
             except Exception as error:  # report and go on: one model must not stop the sweep
                 traceback.print_exc()
                 row = {"model": name, "mesh": label, "error": f"{type(error).__name__}: "

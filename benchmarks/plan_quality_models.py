@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib.util
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import jax
@@ -102,6 +102,29 @@ GPT_RULES: TensorParallelRules = (
     (r"\['wte'\]$", 0))
 FUSED_QKV = ("qkv is fused as [3, heads, head dim]: splitting its 3h columns is not head-aligned, so XLA "
              "re-lays q, k, v out (Megatron splits per head)")
+
+
+# Megatron's Llama: q, k, v, gate and up column-parallel, o and down row-parallel, the
+# embedding vocab-parallel, the head column-parallel over the vocabulary.
+LLAMA_RULES: TensorParallelRules = (
+    (r"\['(wq|wk|wv|w_gate|w_up)'\]$", 1), (r"\['(wo|w_down)'\]$", 0), (r"\['embed'\]$", 0),
+    (r"\['head'\]$", 1))
+
+
+def llama(name: str, config: models.LlamaConfig, batch: int) -> Workload:
+    """``alpa_mlir.models.llama`` (Llama 2), Adam."""
+    model = models.build(config)
+    params, opt_state, data = model.abstract_args(batch)
+
+    def step(state: tuple, batch: dict) -> tuple[tuple, jax.Array]:
+        params, opt_state, loss = model.train_step(*state, batch)
+        return (params, opt_state), loss
+    precision = config.dtype if config.state_dtype in (None, config.dtype) else \
+        f"{config.dtype} parameters and activations, {config.state_dtype} Adam moments"
+    description = (f"Llama 2, hidden {config.hidden}, {config.layers} layers, {config.heads} heads "
+                   f"({config.kv_heads} K/V), FFN {config.ffn}, seq {config.seq_len}, vocab {config.vocab}, "
+                   f"batch {batch}, Adam, {precision}")
+    return Workload(name, description, step, (params, opt_state), data, LLAMA_RULES)
 
 
 def gpt(name: str, config: models.GPTConfig, batch: int) -> Workload:
@@ -284,4 +307,9 @@ def zoo(quick: bool) -> dict[str, Callable[[], Workload]]:
         # At scale (not in the default sweep: each compile takes about 40 s): Appendix A's
         # GPT-3 1.3B, batch 8 x 1024.
         "gpt3-1.3b": lambda: gpt("gpt3-1.3b", models.GPT3["1.3B"], 8),
+        "gpt3-6.7b": lambda: gpt("gpt3-6.7b", models.GPT3["6.7B"], 8),
+        # Llama 2 7B at GPT-3's batch 8 x 1024 (its context is 4096).
+        "llama2-7b": lambda: llama("llama2-7b", replace(models.LLAMA2["7B"], seq_len=1024), 8),
+        "llama2-7b-bf16": lambda: llama("llama2-7b-bf16", replace(models.LLAMA2["7B"], seq_len=1024,
+                                                                  dtype="bfloat16", state_dtype="float32"), 8),
     }

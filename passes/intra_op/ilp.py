@@ -155,7 +155,10 @@ def _memory_priced(graph: CostGraph, memory_budget: float, free: Solution, optio
     the plan ``free`` without a budget; the price starts at ``free``'s objective per
     budget, doubles until a plan fits and is then bisected towards the cheapest plan that
     fits. Where the ILP with the rows stops at its time limit before any plan (its dense
-    rows make the simplex slow). ``None`` if no price fits."""
+    rows make the simplex slow). ``None`` if no price fits. Not exact: the plans of one
+    price jump over the plans between them (Llama 2 7B on (2, 4) with 67 GiB: 69.6 GiB at
+    one price, 57.7 at the next, and Megatron's plan, 65.9 GiB as XLA allocates it, at
+    none; the two plans differ in 13,155 of 15,164 nodes)."""
     counted = counted_nodes(graph)
 
     def priced(price: float) -> Solution:
