@@ -26,6 +26,10 @@ temporaries model what XLA:CPU does with a training step:
 - **Reshardings**: each (value, layout) the plan reshards is a buffer from its first
   reader to its last, but a slice of each device's own tile that only fusing ops read
   (XLA slices in their fusions).
+- **Convolution layouts**: XLA:CPU transposes a convolution's input, kernel and output
+  into its canonical layout (batch, spatial, feature; spatial, input and output
+  feature), so each one not in it has a copy, live at the convolution (the backward
+  pass's convolutions are the ones that are not).
 - **Output buffers**: before an output is computed, its buffer (a donated argument's,
   once the argument is last read) holds temporaries that fit in it, one at a time, as
   XLA's buffer assignment reuses allocations; they are no temporaries of the heap
@@ -41,10 +45,12 @@ import math
 from bisect import bisect_left
 
 import numpy as np
+from jax._src.lib.mlir.dialects import hlo as stablehlo
 
 from ...dialect.sharding import tile_bytes
 from ...plans.sharding_plan import PeakMemory
 from .cost_graph import BARRIER, Graph
+from .rules import itemsize_of, shape_of
 
 # A tuple of results holds one address per element.
 POINTER_BYTES = 8
@@ -86,7 +92,8 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     # Several results are a tuple, whose table of buffer addresses XLA allocates too.
     outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
     made = [life.made[i] and sizes[i] > 0 for i in range(len(nodes))]
-    buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, choices, life)
+    buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, choices, life) + \
+        _layout_copies(graph, choices)
     buffers = _outside_output_buffers(buffers, _output_windows(graph, life, sizes, donated))
     live = np.zeros(len(nodes) + 1)
     for start, end, size in buffers:
@@ -261,6 +268,29 @@ def _value_buffers(life: Lifetimes, made: list[bool], sizes: list[float]) -> lis
         buffer = [life.start(i), end, sizes[i]]
         buffers.append(buffer)
         ending.setdefault(end, []).append(buffer)
+    return buffers
+
+
+def _layout_copies(graph: Graph, choices: tuple[int, ...]) -> list[list]:
+    """``[at, at, bytes]`` per convolution, of the copies XLA:CPU's convolution
+    canonicalisation makes of its input, kernel and output where their dimensions are
+    not in canonical order (see the module docstring), each at its tile's size."""
+    buffers = []
+    for i, node in enumerate(graph.nodes):
+        if node.kind != "op" or node.op.name != "stablehlo.convolution":
+            continue
+        dn = stablehlo.ConvDimensionNumbers(node.op.attributes["dimension_numbers"])
+        orders = ((dn.input_batch_dimension, *dn.input_spatial_dimensions, dn.input_feature_dimension),
+                  (*dn.kernel_spatial_dimensions, dn.kernel_input_feature_dimension,
+                   dn.kernel_output_feature_dimension),
+                  (dn.output_batch_dimension, *dn.output_spatial_dimensions, dn.output_feature_dimension))
+        strategy = node.strategies[choices[i]]
+        tensors = (*zip(node.op.operands, strategy.operands), (node.op.results[0], strategy.results[0]))
+        size = sum(tile_bytes(spec, shape_of(value), itemsize_of(value), graph.mesh)
+                   for order, (value, spec) in zip(orders, tensors)
+                   if spec is not None and list(order) != sorted(order))
+        if size:
+            buffers.append([i, i, size])
     return buffers
 
 

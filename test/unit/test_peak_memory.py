@@ -155,3 +155,26 @@ def test_output_buffers_hold_temporaries_before_their_values_are_computed() -> N
     # (6-7) overlaps the 60 in the 100's and ends past the 40's window.
     assert sorted(map(tuple, rest)) == [(1, 2, 200.0), (4, 8, 30.0), (6, 7, 10.0)]
 
+
+
+def test_a_conv_net_step_is_xla_s_with_its_convolutions_canonical_copies() -> None:
+    # Two 3x3 convolutions (NHWC, HWIO) and an SGD step on 8 devices: the backward pass's
+    # convolutions (kernel gradient: batch as the contracted feature) are not in XLA:CPU's
+    # canonical layout, which copies their input, kernel and output into it. Without those
+    # copies the model said 0.60x XLA's temporaries.
+    def loss(params, x):
+        dims = ("NHWC", "HWIO", "NHWC")
+        y = jax.nn.relu(jax.lax.conv_general_dilated(x, params[0], (1, 1), "SAME", dimension_numbers=dims))
+        y = jax.lax.conv_general_dilated(y, params[1], (1, 1), "SAME", dimension_numbers=dims)
+        return jnp.mean(y ** 2)
+
+    def step(params, x):
+        grads = jax.grad(loss)(params, x)
+        return [p - 0.1 * g for p, g in zip(params, grads)]
+
+    args = ([jax.ShapeDtypeStruct((3, 3, 3, 32), jnp.float32), jax.ShapeDtypeStruct((3, 3, 32, 32), jnp.float32)],
+            jax.ShapeDtypeStruct((64, 32, 32, 3), jnp.float32))
+    plan, xla = planned(step, args, (8,), batch_argnums=(1,))
+    assert plan.memory.at == "stablehlo.convolution"
+    assert plan.memory.temporaries == pytest.approx(xla.temp_size_in_bytes, rel=0.05)
+    assert plan.peak_memory == pytest.approx(xla_total(xla), rel=0.05)
