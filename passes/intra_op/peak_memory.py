@@ -19,7 +19,8 @@ temporaries model what XLA:CPU does with a training step:
   and its own operands stay live until those readers run. An "expensive" one (exp, log,
   tanh, divide, ...) or a broadcast read by two or more ops is materialised, as XLA does
   not compute it again in each. Values read by matmuls, convolutions, other ops or returned are
-  materialised.
+  materialised, but a transpose only matmuls read: XLA folds it into their dimension
+  numbers.
 - **Buffer sharing**: a fusion or an in-place update (scatter, dynamic_update_slice)
   writes into the buffer of an operand of its size that dies there.
 - **Barriers**: an ``optimization_barrier``'s results are its operands' buffers.
@@ -65,6 +66,9 @@ FUSIBLE = frozenset({
 })
 # Readers a fusible producer fuses into: other fusible ops and reductions (input fusion).
 FUSING_READERS = FUSIBLE | {"reduce"}
+# A transpose only matmuls read is folded into them (XLA's transpose folding: the dot's
+# dimension numbers change instead; the tied head's wte.T of a GPT-2).
+FOLDED_INTO = frozenset({"dot_general"})
 # Fusible ops XLA does not compute again in each of several readers (its "expensive" ops,
 # and broadcasts, which XLA:CPU makes a buffer of their own): read by two or more ops,
 # their value is materialised (softmax's exp: its sum and its normalisation read it; the
@@ -225,7 +229,8 @@ def _liveness(kinds: list[str], readers: list[list[int]], expensive: list[bool])
     """Per node, the last program point that reads its value (through fused readers), and
     whether XLA fuses it into its readers."""
     fused = [kind == PASS_THROUGH or kind in FUSIBLE and bool(rs) and all(kinds[r] in FUSING_READERS for r in rs)
-             and not (costly and len(set(rs)) > 1) for kind, rs, costly in zip(kinds, readers, expensive)]
+             and not (costly and len(set(rs)) > 1) or kind == "transpose" and bool(rs)
+             and all(kinds[r] in FOLDED_INTO for r in rs) for kind, rs, costly in zip(kinds, readers, expensive)]
     horizon = list(range(len(kinds)))
     for i in reversed(range(len(kinds))):
         for r in readers[i]:

@@ -37,6 +37,18 @@ def test_a_matmul_read_by_a_fused_chain_is_the_one_temporary() -> None:
     assert memory.temporaries == pytest.approx(xla.temp_size_in_bytes, rel=0.01)
 
 
+def test_a_transpose_only_matmuls_read_is_folded_into_them() -> None:
+    # A tied head's x @ wte.T: XLA changes the dot's dimension numbers instead of
+    # transposing wte, so the product is still the one temporary (the model kept a
+    # transposed copy of the weight, live from the start, HF GPT-2 at 1.11x XLA).
+    def f(x, w):
+        return jnp.sum(jnp.tanh(x @ w.T) * 2.0)
+
+    args = (jax.ShapeDtypeStruct((64, 128), jnp.float32), jax.ShapeDtypeStruct((256, 128), jnp.float32))
+    plan, xla = planned(f, args, (2, 4), batch_argnums=(0,))
+    assert plan.memory.temporaries == pytest.approx(xla.temp_size_in_bytes, rel=0.01)
+
+
 @pytest.mark.parametrize("mesh", [(2, 4), (8,)])
 @pytest.mark.parametrize("donate", [True, False])
 def test_gpt_step_memory_is_xla_s_within_ten_percent(mesh: tuple[int, ...], donate: bool) -> None:
