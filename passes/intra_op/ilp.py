@@ -248,7 +248,7 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
         tic = time.perf_counter()
         picks, value, n_var, status, method = run_solver(
             make, SolverSettings(solver, solver_opts, presolve, mip_gap, constant,
-                                  time_limit_for(time_limit, memory is not None, solver)),
+                                 time_limit_for(time_limit, memory is not None, solver)),
             memory_budget, need, rounded, near_lp)
         solve_seconds = time.perf_counter() - tic
         value += constant

@@ -53,7 +53,7 @@ class SolverLimitError(IlpError):
 
 
 def dive(make: Callable, x: np.ndarray, s_id: np.ndarray, nodes: list[int], solver: str,
-          opts: dict) -> tuple[dict[int, int], float] | None:
+         opts: dict) -> tuple[dict[int, int], float] | None:
     """A plan near the fractional LP optimum ``x`` that keeps the memory rows: its integral
     nodes and its most decided fractional node are fixed, and the LP is solved again,
     until it is integral. Where that leaves the LP infeasible, the integral nodes are left
@@ -103,7 +103,7 @@ def fractional(x: np.ndarray, s_id: np.ndarray, nodes: list[int]) -> set[int]:
 
 
 def solve_fractional(costs: dict[int, np.ndarray], edges: Edges, picks: dict[int, int], loose: set[int],
-                      solver: str, opts: dict) -> dict[int, int]:
+                     solver: str, opts: dict) -> dict[int, int]:
     """The MILP's optimum over the nodes ``loose`` with every other node fixed at ``picks``
     (empty when there is nothing to fix, or no such optimum). Where the LP relaxation is
     fractional, it mostly is on a few nodes: fixed, the rest of the graph falls apart into
@@ -177,9 +177,9 @@ def time_limit_for(asked: float | None, budget: bool, solver: str) -> float | No
 
 
 def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | None, need: np.ndarray | None,
-                rounded: Callable[[np.ndarray], dict[int, int]],
-                near_lp: Callable[[np.ndarray], tuple[dict[int, int], float] | None],
-                ) -> tuple[dict[int, int], float, int, str, str]:
+               rounded: Callable[[np.ndarray], dict[int, int]],
+               near_lp: Callable[[np.ndarray], tuple[dict[int, int], float] | None],
+               ) -> tuple[dict[int, int], float, int, str, str]:
     """The strategy picked per node, the solver's objective, the number of variables, the
     status ("optimal" | "feasible") and the method ("lp-relaxation" | "lp-local-search" |
     "milp"). ``rounded``: picks from a solution vector; ``near_lp``: picks and their
