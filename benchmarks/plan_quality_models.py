@@ -104,6 +104,18 @@ FUSED_QKV = ("qkv is fused as [3, heads, head dim]: splitting its 3h columns is 
              "re-lays q, k, v out (Megatron splits per head)")
 
 
+def _model_step(config: models.ModelConfig, batch: int) -> tuple[Callable, tuple, dict]:
+    """An ``alpa_mlir.models`` model's Adam step as ``step(state, batch) -> (state, loss)``,
+    with its abstract state ``(params, optimizer state)`` and batch."""
+    model = models.build(config)
+    params, opt_state, data = model.abstract_args(batch)
+
+    def step(state: tuple, batch: dict) -> tuple[tuple, jax.Array]:
+        params, opt_state, loss = model.train_step(*state, batch)
+        return (params, opt_state), loss
+    return step, (params, opt_state), data
+
+
 # Megatron's Llama: q, k, v, gate and up column-parallel, o and down row-parallel, the
 # embedding vocab-parallel, the head column-parallel over the vocabulary.
 LLAMA_RULES: TensorParallelRules = (
@@ -113,28 +125,18 @@ LLAMA_RULES: TensorParallelRules = (
 
 def llama(name: str, config: models.LlamaConfig, batch: int) -> Workload:
     """``alpa_mlir.models.llama`` (Llama 2), Adam."""
-    model = models.build(config)
-    params, opt_state, data = model.abstract_args(batch)
-
-    def step(state: tuple, batch: dict) -> tuple[tuple, jax.Array]:
-        params, opt_state, loss = model.train_step(*state, batch)
-        return (params, opt_state), loss
+    step, state, data = _model_step(config, batch)
     precision = config.dtype if config.state_dtype in (None, config.dtype) else \
         f"{config.dtype} parameters and activations, {config.state_dtype} Adam moments"
     description = (f"Llama 2, hidden {config.hidden}, {config.layers} layers, {config.heads} heads "
                    f"({config.kv_heads} K/V), FFN {config.ffn}, seq {config.seq_len}, vocab {config.vocab}, "
                    f"batch {batch}, Adam, {precision}")
-    return Workload(name, description, step, (params, opt_state), data, LLAMA_RULES)
+    return Workload(name, description, step, state, data, LLAMA_RULES)
 
 
 def gpt(name: str, config: models.GPTConfig, batch: int) -> Workload:
     """``alpa_mlir.models.gpt`` (GPT-3, or GShard MoE for a ``MoEConfig``), Adam."""
-    model = models.build(config)
-    params, opt_state, data = model.abstract_args(batch)
-
-    def step(state: tuple, batch: dict) -> tuple[tuple, jax.Array]:
-        params, opt_state, loss = model.train_step(*state, batch)
-        return (params, opt_state), loss
+    step, state, data = _model_step(config, batch)
     rules, note = GPT_RULES, FUSED_QKV
     kind = "GPT"
     if isinstance(config, models.MoEConfig):
@@ -144,19 +146,14 @@ def gpt(name: str, config: models.GPTConfig, batch: int) -> Workload:
         note += "; expert FFNs split like fc1/fc2 (tensor, not expert, parallel)"
     description = (f"{kind}, hidden {config.hidden}, {config.layers} layers, {config.heads} heads, seq "
                    f"{config.seq_len}, vocab {config.vocab}, batch {batch}, Adam")
-    return Workload(name, description, step, (params, opt_state), data, rules, note)
+    return Workload(name, description, step, state, data, rules, note)
 
 
 def wide_resnet(name: str, config: models.WideResNetConfig, batch: int) -> Workload:
-    model = models.build(config)
-    params, opt_state, data = model.abstract_args(batch)
-
-    def step(state: tuple, batch: dict) -> tuple[tuple, jax.Array]:
-        params, opt_state, loss = model.train_step(*state, batch)
-        return (params, opt_state), loss
+    step, state, data = _model_step(config, batch)
     description = (f"Wide-ResNet, stages {config.stages}, base {config.base_channels}, width x{config.width_factor}, "
                    f"{config.image_size}x{config.image_size} images, {config.classes} classes, batch {batch}, Adam")
-    return Workload(name, description, step, (params, opt_state), data, None,
+    return Workload(name, description, step, state, data, None,
                     "none: its column/row splits pair dense layers, and convolutions have no such pairing")
 
 
