@@ -1,7 +1,7 @@
 """The plan's predicted memory per device against what XLA allocates for it.
 
 For GPT-3 training steps (Adam, sequence 1024, float32) on abstract arguments, one row
-per ``MODEL[@LAYERS]:MESH``: ``ShardParallel``'s plan (its defaults), with the parameters
+per ``MODEL[@LAYERS]:MESH[:scan]`` (``:scan``: the layers in a ``lax.scan``): ``ShardParallel``'s plan (its defaults), with the parameters
 and optimizer state donated (``donate_argnums=(0, 1)``, as a training loop would) unless
 ``--no-donate``; ``ShardingPlan.memory`` (``passes/intra_op/peak_memory.py``) beside the
 compiled plan's ``memory_analysis()``: arguments, outputs, aliased, temporaries, and the
@@ -14,6 +14,7 @@ meshes, planned as that benchmark plans them (nothing donated).
 
     python benchmarks/memory_model.py --quick
     python benchmarks/memory_model.py --rows 1.3B:8,1.3B:2x4,6.7B:8,6.7B:2x4
+    python benchmarks/memory_model.py --rows 1.3B:2x4:scan,1.3B@96:2x4:scan --out /tmp/scanned
     python benchmarks/memory_model.py --zoo --out benchmarks/results/memory_model_zoo
 """
 
@@ -35,13 +36,15 @@ MB = 2**20
 PARTS = ("arguments", "outputs", "aliased", "temporaries")
 
 
-def run_one(name: str, layers: int | None, mesh: tuple[int, ...], batch_size: int, donate: bool) -> dict:
+def run_one(name: str, layers: int | None, scan: bool, mesh: tuple[int, ...], batch_size: int,
+            donate: bool) -> dict:
     from alpa_mlir import models
 
-    config = models.GPT3[name] if layers is None else dataclasses.replace(models.GPT3[name], layers=layers)
+    config = dataclasses.replace(models.GPT3[name], layers=layers or models.GPT3[name].layers, scan_layers=scan)
     model = models.build(config)
     row = measure(model.train_step, model.abstract_args(batch_size), mesh, (2,), (0, 1) if donate else ())
-    return {"model": name, "layers": config.layers, "batch": batch_size, "donated": donate, **row}
+    return {"model": name, "layers": f"{config.layers}{' scanned' if scan else ''}", "batch": batch_size,
+            "donated": donate, **row}
 
 
 def run_zoo_one(work, mesh: tuple[int, ...]) -> dict:
@@ -98,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zoo", action="store_true", help="plan_quality.py's models on its meshes instead of GPT-3")
     parser.add_argument("--out", default="benchmarks/results/memory_model", help="output path without extension")
     args = parser.parse_args(argv)
-    rows = [row[:3] for row in chosen_rows(args, QUICK_ROWS)[0]]
+    rows = [(name, layers, mesh, scan) for name, layers, mesh, _, scan in chosen_rows(args, QUICK_ROWS)[0]]
     from ilp_scaling import command_line, machine_info, markdown_table, save
 
     out = Path(args.out)
@@ -128,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             jobs += [(f"{name} on {'x'.join(map(str, mesh))}", make, mesh) for mesh in MESHES]
         result["settings"] = {"zoo": True, "meshes": [list(m) for m in MESHES]}
     else:
-        jobs = [(f"GPT-3 {name} on {'x'.join(map(str, mesh))}", (name, layers), mesh) for name, layers, mesh in rows]
+        jobs = [(f"GPT-3 {name} on {'x'.join(map(str, mesh))}", (name, layers, scan), mesh)
+                for name, layers, mesh, scan in rows]
     works: dict = {}
     for i, (title, what, mesh) in enumerate(jobs, 1):
         print(f"[{i}/{len(jobs)}] {title} ...", file=sys.stderr, flush=True)

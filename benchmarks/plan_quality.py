@@ -101,9 +101,9 @@ def summary(collectives: Sequence[tuple[str, tuple[int, ...] | None, float, int]
 
 
 def emitted(hlo_text: str, mesh: DeviceMesh, repeat: int = 1) -> dict:
-    """What XLA's partitioned HLO communicates."""
-    return summary([(c.kind, c.mesh_axes, c.bytes, c.group_size) for c in parse_collectives(hlo_text, mesh)],
-                   mesh, repeat)
+    """What XLA's partitioned HLO communicates per step (a loop's collectives once per trip)."""
+    return summary([(c.kind, c.mesh_axes, c.bytes, c.group_size)
+                    for c in parse_collectives(hlo_text, mesh) for _ in range(c.trips)], mesh, repeat)
 
 
 def added(a: dict, b: dict) -> dict:

@@ -10,6 +10,11 @@ other:
 - **compile**: XLA's compile of the data-parallel ``jax.jit`` of the same step (batch split
   over every device, the rest replicated), lowered and compiled for the same devices.
 
+A ``:scan`` row writes the layers as one ``lax.scan`` over stacked parameters
+(``GPTConfig.scan_layers``, as MaxText and Flax's ``nn.scan`` do): JAX traces the body
+once, and the planner plans it once and prices it per trip (``dialect/loops.py``), so
+planning time no longer grows with depth; so does XLA's compile.
+
 The goal (issue 30) is plan / compile at most 0.5. ``--busy N`` runs N processes that
 keep a core busy each, to show how planning behaves under load. Results go to
 ``OUT.json`` (after every row) and ``OUT.md``, with the machine and settings.
@@ -35,18 +40,19 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # 96 layers plan only: XLA:CPU's compile of that step ran out of this machine's 24 GiB.
-DEFAULT_ROWS = "1.3B:8,1.3B:2x4,1.3B@96:2x4:plan,6.7B:8,6.7B:2x4,39B:8x8"
+DEFAULT_ROWS = "1.3B:8,1.3B:2x4,1.3B@96:2x4:plan,6.7B:8,6.7B:2x4,39B:8x8,1.3B:2x4:scan,1.3B@96:2x4:scan"
 QUICK_ROWS = "1.3B@4:2x4"
 
 
-def parse_row(text: str) -> tuple[str, int | None, tuple[int, ...], bool]:
-    """``MODEL[@LAYERS]:MESH[:plan]`` (``1.3B@96:2x4``: the 1.3B model's width with 96
-    layers; ``:plan``: planning only, no XLA compile)."""
-    model, mesh, *only = text.split(":")
-    if only not in ([], ["plan"]):
-        raise SystemExit(f"row {text!r}: expected MODEL[@LAYERS]:MESH[:plan]")
+def parse_row(text: str) -> tuple[str, int | None, tuple[int, ...], bool, bool]:
+    """``MODEL[@LAYERS]:MESH[:plan][:scan]`` (``1.3B@96:2x4``: the 1.3B model's width with 96
+    layers; ``:plan``: planning only, no XLA compile; ``:scan``: the layers in a ``lax.scan``)."""
+    model, mesh, *flags = text.split(":")
+    if not set(flags) <= {"plan", "scan"} or len(set(flags)) < len(flags):
+        raise SystemExit(f"row {text!r}: expected MODEL[@LAYERS]:MESH[:plan][:scan]")
     name, _, layers = model.partition("@")
-    return name, int(layers) if layers else None, tuple(int(d) for d in mesh.split("x")), bool(only)
+    return (name, int(layers) if layers else None, tuple(int(d) for d in mesh.split("x")), "plan" in flags,
+            "scan" in flags)
 
 
 def _spin() -> None:
@@ -68,7 +74,8 @@ def busy(processes: int) -> Iterator[None]:
             worker.join()
 
 
-def run_one(name: str, layers: int | None, mesh: tuple[int, ...], batch_size: int, compile_too: bool) -> dict:
+def run_one(name: str, layers: int | None, mesh: tuple[int, ...], batch_size: int, compile_too: bool,
+            scan: bool = False) -> dict:
     import jax
     from jax.sharding import NamedSharding
     from jax.sharding import PartitionSpec as P
@@ -76,11 +83,11 @@ def run_one(name: str, layers: int | None, mesh: tuple[int, ...], batch_size: in
     import alpa_mlir
     from alpa_mlir import models
 
-    config = models.GPT3[name] if layers is None else dataclasses.replace(models.GPT3[name], layers=layers)
+    config = dataclasses.replace(models.GPT3[name], layers=layers or models.GPT3[name].layers, scan_layers=scan)
     model = models.build(config)
     args = model.abstract_args(batch_size)
     devices = jax.devices()[:math.prod(mesh)]
-    row = {"model": name, "layers": config.layers, "mesh": "x".join(map(str, mesh)), "batch": batch_size,
+    row = {"model": name, "layers": config.layers, "scan": scan, "mesh": "x".join(map(str, mesh)), "batch": batch_size,
            "params": models.num_params(config)}
     start = time.perf_counter()
     step = alpa_mlir.parallelize(model.train_step, method=alpa_mlir.ShardParallel(
@@ -104,7 +111,8 @@ def run_one(name: str, layers: int | None, mesh: tuple[int, ...], batch_size: in
     return row
 
 
-COLUMNS = (("model", "model", "{}"), ("layers", "layers", "{}"), ("mesh", "mesh", "{}"), ("batch", "batch", "{}"),
+COLUMNS = (("model", "model", "{}"), ("layers", "layers", "{}"), ("scan", "scan", "{}"), ("mesh", "mesh", "{}"),
+           ("batch", "batch", "{}"),
            ("nodes", "ILP nodes", "{}"), ("nodes_after_reduction", "solved", "{}"), ("method", "method", "{}"),
            ("objective", "objective", "{:.7g}"),
            ("solve_seconds", "solve s", "{:.1f}"), ("plan_seconds", "plan s", "{:.1f}"),
@@ -154,11 +162,11 @@ def main(argv: list[str] | None = None) -> int:
             f"same step. Made with `{result['command']}`.", COLUMNS)
 
     with busy(args.busy):
-        for i, (name, layers, mesh, plan_only) in enumerate(rows, 1):
+        for i, (name, layers, mesh, plan_only, scan) in enumerate(rows, 1):
             batch = max(args.batch_size, math.prod(mesh))
-            print(f"[{i}/{len(rows)}] GPT-3 {name}{f' x {layers} layers' if layers else ''} on "
-                  f"{'x'.join(map(str, mesh))}, batch {batch} ...", file=sys.stderr, flush=True)
-            row = run_one(name, layers, mesh, batch, compile_too=not plan_only)
+            print(f"[{i}/{len(rows)}] GPT-3 {name}{f' x {layers} layers' if layers else ''}{' scanned' if scan else ''}"
+                  f" on {'x'.join(map(str, mesh))}, batch {batch} ...", file=sys.stderr, flush=True)
+            row = run_one(name, layers, mesh, batch, compile_too=not plan_only, scan=scan)
             result["runs"].append(row)
             print(f"    plan {row['plan_seconds']:.1f} s" + (f", XLA compile {row['compile_seconds']:.1f} s, ratio "
                                                              f"{row['ratio']:.2f}" if not plan_only else ""),

@@ -17,7 +17,10 @@ Conventions:
   all-to-all and collective-permute, the result of all-gather. Sub-byte types
   (``s4``, ``u2``, ...) round up to whole bytes per buffer.
 - Async pairs (``all-reduce-start``/``-done``, ...) count once, at the ``-start``.
-  Collectives inside loop bodies are counted once, not per trip.
+- ``trips`` is how often the instruction runs per execution of the module: the product
+  of the ``known_trip_count`` of the ``while`` loops around it (a loop XLA cannot count
+  counts once), summed over the places its computation is called from
+  (:func:`computation_trips`). A ``lax.scan`` over 24 layers runs its body's collectives 24 times.
 - Group members are partition ids (the module runs with one replica, so the global
   device ids of ``use_global_device_ids`` are partition ids); partition ``p`` is the
   row-major mesh position ``p``. Collective permutes get the connected components of
@@ -41,28 +44,29 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..dialect.mesh import DeviceMesh
-from ..dialect.text import split_top_level
+from .hlo_text import (
+    COMPUTATION,
+    HloParseError,
+    Instruction,
+    Shape,
+    balanced,
+    computation_trips,
+    instruction_computations,
+    parse_instruction,
+    parse_shape,
+    strip_comments,
+    tuple_elements,
+)
 
 COLLECTIVE_KINDS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "collective-permute")
 
 _BITS = {"pred": 8, "token": 0, "c64": 64, "c128": 128, "tf32": 32}
-_INSTRUCTION = re.compile(r"^\s*(?:ROOT\s+)?%?(?P<name>[\w.\-]+)\s*=\s*")
-_OPCODE = re.compile(r"\s*(?P<opcode>[\w\-]+)\(")
-_ARRAY_SHAPE = re.compile(r"(?P<dtype>[a-z][a-z0-9]*)\[(?P<dims>[^\]]*)\](?:\{[^}]*\})?")
 _IOTA_GROUPS = re.compile(r"\[(?P<shape>[\d,\s]+)\]<=\[(?P<dims>[\d,\s]+)\](?:T\((?P<perm>[\d,\s]+)\))?")
 _MESH_GROUPS = re.compile(
     r"mesh\[(?P<axes>[^\]]*)\](?:,\s*device_ids=\((?P<ids>(?:[^()]|\([^()]*\))*)\))?\s*\{(?P<refs>[^}]*)\}"
 )
 _MAXIMAL_GROUPS = re.compile(r"maximal_mesh\[device_id=(?P<device>\d+)\]")
 _NUM_PARTITIONS = re.compile(r"\bnum_partitions=(\d+)")
-_COMPUTATION = re.compile(r"^(?:ENTRY\s+)?%?(?P<name>[\w.\-]+)\s*\(.*\)\s*->.*\{\s*$")
-
-Shape = tuple[int, ...]
-
-
-class HloParseError(ValueError):
-    """Partitioned-HLO text this module cannot read; the message quotes the line."""
-
 
 @dataclass(frozen=True, slots=True)
 class HloCollective:
@@ -79,6 +83,7 @@ class HloCollective:
     channel_id: int | None = None
     use_global_device_ids: bool = False
     source_target_pairs: tuple[tuple[int, int], ...] = ()
+    trips: int = 1
 
     @property
     def group_size(self) -> int:
@@ -100,79 +105,18 @@ def buffer_bytes(elements: tuple[tuple[Shape, str], ...]) -> int:
     return sum(math.ceil(math.prod(shape) * dtype_bits(dtype) / 8) for shape, dtype in elements)
 
 
-def _strip_comments(text: str) -> str:
-    return re.sub(r"/\*.*?\*/", "", text)
-
-
-def _balanced(text: str, start: int, opening: str, closing: str) -> int:
-    """Index just past the bracket that closes the one at ``text[start]``."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == opening:
-            depth += 1
-        elif text[i] == closing:
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    raise HloParseError(f"unbalanced {opening}{closing} in HLO line {text!r}")
-
-
-def _parse_shape(text: str) -> tuple[tuple[Shape, str], ...]:
-    """Leaf array shapes of an HLO shape (``f32[4,8]{1,0}`` or a nested tuple), in order."""
-    leaves = []
-    for match in _ARRAY_SHAPE.finditer(text):
-        dims = match.group("dims").replace("<=", "").replace("?", "")
-        leaves.append((tuple(int(d) for d in dims.split(",") if d.strip()), match.group("dtype")))
-    return tuple(leaves)
-
-
-def _tuple_elements(text: str) -> list[str]:
-    """Top-level elements of a tuple shape ``(a, (b, c))``; a non-tuple is one element."""
-    text = text.strip()
-    return split_top_level(text[1:-1], "({[", ")}]") if text.startswith("(") else [text]
-
-
-@dataclass(frozen=True, slots=True)
-class _Instruction:
-    name: str
-    shape: str
-    opcode: str
-    operands: str
-    attributes: str
-
-
-def _parse_instruction(line: str) -> _Instruction | None:
-    head = _INSTRUCTION.match(line)
-    if not head:
-        return None
-    at = head.end()
-    if line.startswith("(", at):
-        end = _balanced(line, at, "(", ")")
-    else:
-        shape = _ARRAY_SHAPE.match(line, at)
-        if not shape:
-            return None
-        end = shape.end()
-    opcode = _OPCODE.match(line, end)
-    if not opcode:
-        return None
-    close = _balanced(line, opcode.end() - 1, "(", ")")
-    return _Instruction(head.group("name"), line[at:end], opcode.group("opcode"),
-                        line[opcode.end():close - 1], line[close:])
-
-
 def _operand_elements(operands: str, shapes: dict[str, str]) -> tuple[tuple[Shape, str], ...]:
     """Shapes of the operands, printed inline (``f32[8] %x``) or looked up by name."""
     leaves: list[tuple[Shape, str]] = []
-    for operand in _tuple_elements(f"({operands})"):
-        inline = _parse_shape(operand)
+    for operand in tuple_elements(f"({operands})"):
+        inline = parse_shape(operand)
         if inline:
             leaves.extend(inline)
             continue
         name = operand.strip().lstrip("%")
         if name not in shapes:
             raise HloParseError(f"operand {operand!r} of a collective is not defined in the module")
-        leaves.extend(_parse_shape(shapes[name]))
+        leaves.extend(parse_shape(shapes[name]))
     return tuple(leaves)
 
 
@@ -233,7 +177,7 @@ def _replica_groups(attributes: str, num_partitions: int | None) -> tuple[tuple[
         return _all_partitions(num_partitions)
     value = attributes[at + len("replica_groups="):]
     if value.startswith("{"):
-        inner = value[1:_balanced(value, 0, "{", "}") - 1]
+        inner = value[1:balanced(value, 0, "{", "}") - 1]
         groups = tuple(tuple(int(d) for d in re.findall(r"\d+", g)) for g in re.findall(r"\{([^{}]*)\}", inner))
         return groups or _all_partitions(num_partitions)
     for pattern, build in ((_MESH_GROUPS, _mesh_axes_groups), (_IOTA_GROUPS, _iota_groups),
@@ -311,22 +255,25 @@ def parse_collectives(hlo_text: str, mesh: DeviceMesh | None = None) -> list[Hlo
       mesh: when given, each collective's ``mesh_axes`` names the mesh axes its groups
         span (partition ``p`` = row-major mesh position ``p``).
     """
-    text = _strip_comments(hlo_text)
+    text = strip_comments(hlo_text)
     header = _NUM_PARTITIONS.search(text)
     num_partitions = int(header.group(1)) if header else (mesh.size if mesh else None)
-    instructions = [i for i in map(_parse_instruction, text.splitlines()) if i is not None]
+    instructions = [i for i in map(parse_instruction, text.splitlines()) if i is not None]
     shapes = {i.name: i.shape for i in instructions}
+    trips = computation_trips(text)
+    computations = instruction_computations(text)
     found = []
     for inst in instructions:
         kind = inst.opcode.removesuffix("-start")
         if kind not in COLLECTIVE_KINDS:
             continue
-        found.append(_collective(inst, kind, shapes, num_partitions, mesh))
+        found.append(_collective(inst, kind, shapes, num_partitions, mesh,
+                                 trips.get(computations.get(inst.name, ""), 1)))
     return found
 
 
-def _collective(inst: _Instruction, kind: str, shapes: dict[str, str], num_partitions: int | None,
-                mesh: DeviceMesh | None) -> HloCollective:
+def _collective(inst: Instruction, kind: str, shapes: dict[str, str], num_partitions: int | None,
+                mesh: DeviceMesh | None, trips: int) -> HloCollective:
     pairs: tuple[tuple[int, int], ...] = ()
     if kind == "collective-permute":
         match = re.search(r"source_target_pairs=(\{(?:\{\d+,\d+\},?)*\})", inst.attributes.replace(" ", ""))
@@ -340,9 +287,9 @@ def _collective(inst: _Instruction, kind: str, shapes: dict[str, str], num_parti
         elements = _operand_elements(inst.operands, shapes)
     elif inst.opcode.endswith("-start"):
         # all-gather-start returns (operands, results); the results are the gathered buffers.
-        elements = _parse_shape(_tuple_elements(inst.shape)[-1])
+        elements = parse_shape(tuple_elements(inst.shape)[-1])
     else:
-        elements = _parse_shape(inst.shape)
+        elements = parse_shape(inst.shape)
     if not elements:
         raise HloParseError(f"cannot find the buffer shapes of {kind} {inst.name}")
     channel = re.search(r"channel_id=(\d+)", inst.attributes)
@@ -354,7 +301,7 @@ def _collective(inst: _Instruction, kind: str, shapes: dict[str, str], num_parti
         replica_groups=groups, mesh_axes=mesh_axes, name=inst.name, elements=elements,
         channel_id=int(channel.group(1)) if channel else None,
         use_global_device_ids="use_global_device_ids=true" in inst.attributes,
-        source_target_pairs=pairs,
+        source_target_pairs=pairs, trips=trips,
     )
 
 
@@ -377,20 +324,6 @@ def ring_factor(kind: str, group: int) -> float:
     return (2.0 if kind == "all-reduce" else 1.0) * (group - 1) / group
 
 
-def instruction_computations(hlo_text: str) -> dict[str, str]:
-    """The computation each instruction (by name) belongs to."""
-    found, name = {}, ""
-    for line in _strip_comments(hlo_text).splitlines():
-        header = _COMPUTATION.match(line)
-        if header:
-            name = header.group("name")
-            continue
-        inst = _parse_instruction(line)
-        if inst is not None:
-            found[inst.name] = name
-    return found
-
-
 def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
     """For every all-reduce (by name), per element: whether each use of it only dynamic-slices it.
 
@@ -398,25 +331,25 @@ def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
     Uses are followed through ``get-tuple-element``, ``bitcast``, ``copy`` and into fused
     computations; an element that is a computation's root, or has no use, is not sliced.
     """
-    text = _strip_comments(hlo_text)
-    computations: dict[str, list[_Instruction]] = {}
+    text = strip_comments(hlo_text)
+    computations: dict[str, list[Instruction]] = {}
     roots: set[tuple[str, str]] = set()
-    body: list[_Instruction] = []
+    body: list[Instruction] = []
     name = ""
     for line in text.splitlines():
-        header = _COMPUTATION.match(line)
+        header = COMPUTATION.match(line)
         if header:
             name, body = header.group("name"), computations.setdefault(header.group("name"), [])
             continue
-        inst = _parse_instruction(line)
+        inst = parse_instruction(line)
         if inst is not None:
             body.append(inst)
             if line.lstrip().startswith("ROOT"):
                 roots.add((name, inst.name))
-    users: dict[tuple[str, str], list[tuple[_Instruction, int]]] = {}
+    users: dict[tuple[str, str], list[tuple[Instruction, int]]] = {}
     for computation, instructions in computations.items():
         for inst in instructions:
-            for position, operand in enumerate(_tuple_elements(f"({inst.operands})")):
+            for position, operand in enumerate(tuple_elements(f"({inst.operands})")):
                 tokens = operand.split()
                 if tokens:
                     users.setdefault((computation, tokens[-1].lstrip("%")), []).append((inst, position))
@@ -453,7 +386,7 @@ def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
         for inst in instructions:
             if inst.opcode.removesuffix("-start") != "all-reduce":
                 continue
-            elements = _parse_shape(inst.shape)
+            elements = parse_shape(inst.shape)
             if inst.shape.strip().startswith("("):
                 found[inst.name] = tuple(only_sliced(computation, inst.name, i) for i in range(len(elements)))
             else:

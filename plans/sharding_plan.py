@@ -95,6 +95,7 @@ class OpPlan:
     results: tuple[str, ...]
     communication: tuple[Collective, ...] = ()
     resharding: tuple[tuple[int, Collective], ...] = ()  # (operand number, collective)
+    trips: int = 1  # runs per step (inside counted loops: their trip counts' product)
 
 
 @dataclass(frozen=True)
@@ -143,9 +144,10 @@ class ShardingPlan:
         return None if self.memory is None else self.memory.total
 
     def predicted_collectives(self) -> list[Collective]:
-        """Every collective the plan predicts: algorithms' own and reshardings' (none in a compact plan)."""
-        return [c for op in self.ops for c in op.communication] + \
-               [c for op in self.ops for _, c in op.resharding]
+        """Every collective the plan predicts per step: algorithms' own and reshardings', an
+        op's once per run (none in a compact plan)."""
+        return [c for op in self.ops for _ in range(op.trips) for c in op.communication] + \
+               [c for op in self.ops for _ in range(op.trips) for _, c in op.resharding]
 
     def compact(self) -> ShardingPlan:
         """The plan without its per-op entries (what ``to_json(details=False)`` keeps)."""
@@ -192,7 +194,8 @@ class ShardingPlan:
         if details and self.ops:
             data["ops"] = [{"op": o.op, "location": o.location, "strategy": o.strategy, "results": list(o.results),
                             "communication": [asdict(c) for c in o.communication],
-                            "resharding": [{"operand": k, **asdict(c)} for k, c in o.resharding]}
+                            "resharding": [{"operand": k, **asdict(c)} for k, c in o.resharding],
+                            **({"trips": o.trips} if o.trips != 1 else {})}
                            for o in self.ops]
         else:
             data["num_ops"] = self.num_ops
@@ -217,7 +220,8 @@ class ShardingPlan:
                 results=tuple(_value_from_json(v) for v in data["results"]),
                 ops=tuple(OpPlan(o["op"], o["location"], o["strategy"], tuple(o["results"]),
                                  tuple(_collective(c) for c in o["communication"]),
-                                 tuple((c["operand"], _collective(c)) for c in o["resharding"]))
+                                 tuple((c["operand"], _collective(c)) for c in o["resharding"]),
+                                 int(o.get("trips", 1)))
                           for o in data.get("ops", ())),
                 solver=dict(data.get("solver", {})),
                 objective=float(data.get("objective", 0.0)),

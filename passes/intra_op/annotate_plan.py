@@ -31,15 +31,19 @@ def annotate_plan(graph: Graph, solution: Solution, func: ir.Operation, mesh: De
     # (as Eq. 1 prices it through the value's copy node): the plan counts it once, where
     # it is made.
     made: dict[tuple[ir.Value, object], ir.Value] = {}
+    # A loop body's yield, resharded once per trip: the plan lists it at the body's return.
+    yielded: dict[ir.Operation, tuple[int, list[tuple[int, object]]]] = {}
     for use, steps in graph.chosen_reshardings(solution.choices):
         src = graph.nodes[use.src]
         shape, itemsize = src.shapes[use.result], src.itemsizes[use.result]
         value = original = use.user.operands[use.operand]
+        where = resharding.setdefault(use.dst, []) if use.trips == graph.nodes[use.dst].trips \
+            else yielded.setdefault(use.user, (use.trips, []))[1]
         for given, need in steps:
             key = (original, need)
             if key not in made:
                 collectives = graph.resharding_collectives(given, need, shape, itemsize)
-                resharding.setdefault(use.dst, []).extend((use.operand, c) for c in collectives)
+                where.extend((use.operand, c) for c in collectives)
                 made[key] = _insert_resharding(value, need.to_mhlo(mesh))
             value = made[key]
         use.user.operands[use.operand] = value
@@ -57,14 +61,14 @@ def annotate_plan(graph: Graph, solution: Solution, func: ir.Operation, mesh: De
             texts = ()  # tokens only (stablehlo.after_all): nothing to lay out
         if node.kind == "op":
             ops[node.op] = OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
-                                  strategy.communication, tuple(resharding.get(index, ())))
+                                  strategy.communication, tuple(resharding.get(index, ())), node.trips)
         elif node.kind == "copy":  # its layout shows in the reshardings made above
             continue
         elif node.kind == "carry":  # one plan entry per control-flow op, a tuple of its carries
             entry = ops.get(node.op)
             if entry is None:
                 entry = OpPlan(node.op.name, str(node.op.location), strategy.name, texts,
-                               resharding=tuple(resharding.get(index, ())))
+                               resharding=tuple(resharding.get(index, ())), trips=node.trips)
             else:
                 entry = replace(entry, strategy=f"{entry.strategy},{strategy.name}", results=entry.results + texts,
                                 resharding=entry.resharding + tuple(resharding.get(index, ())))
@@ -76,6 +80,9 @@ def annotate_plan(graph: Graph, solution: Solution, func: ir.Operation, mesh: De
     if returned:  # results the plan hands back in another layout than their producer's
         ret = func.regions[0].blocks[0].operations[len(func.regions[0].blocks[0].operations) - 1]
         ops[ret] = OpPlan(ret.name, str(ret.location), "return", (), resharding=returned)
+    for terminator, (trips, collectives) in yielded.items():
+        ops[terminator] = OpPlan(terminator.name, str(terminator.location), "return", (),
+                                 resharding=tuple(collectives), trips=trips)
     for op, entry in ops.items():
         texts = entry.results
         if not texts:

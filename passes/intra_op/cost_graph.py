@@ -13,6 +13,12 @@ block arguments and gets edges from the operand and the yielded value; a
 returns; an ``optimization_barrier`` result is one with an edge from its operand.
 Carried values choose their shardings independently of each other.
 
+Loops are priced per step: an op inside a counted ``while`` body (``lax.scan``,
+``lax.fori_loop``; :func:`dialect.loops.trip_count`) runs once per trip, so its
+algorithm's costs and the reshardings of the values it reads count ``trips`` times
+(nested loops multiply); a loop XLA cannot count is priced as one trip. What a value
+keeps in memory does not repeat: one trip's buffers are live at a time.
+
 Shared reshardings (option ``share-reshardings``): Eq. 1 charges a resharding on
 every edge, but XLA reshards a value once per layout, however many users need it
 there. A value that two or more heavy ops read (a matmul's input, which its weight
@@ -48,13 +54,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from jax._src.lib.mlir import ir
 
+from ...dialect.loops import trip_count
 from ...dialect.mesh import DeviceMesh
 from ...dialect.names import RECOMPUTE_ATTR
 from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.sharding_plan import Collective
 from .cost_model import resharding_collectives
 from .ilp_graph import CostGraph, Edge, EdgeMemory, Follow
-from .rules import itemsize_of, iteration_space, shape_of
+from .rules import itemsize_of, iteration_space, replicated_space, shape_of, value_space
 from .strategies import StrategyOptions, compute_costs, enumerate_strategies
 from .strategy import IterationSpace, Strategy
 
@@ -87,6 +94,7 @@ class Node:
     batch_loops: frozenset[int] = frozenset()
     costs: np.ndarray = field(default_factory=lambda: np.zeros(0))
     signature: tuple = ()  # what its strategies were enumerated from (and any pin added to them)
+    trips: int = 1  # runs per step: the trip counts of the loops around it
 
     @property
     def heavy(self) -> bool:
@@ -98,7 +106,8 @@ class Use:
     """Value ``result`` of node ``src`` consumed by node ``dst`` as its operand ``slot``
     (``kind`` "operand"), as the value its region yields for result ``slot``
     ("yield"), or as the buffer of a donated argument ``slot`` ("alias": same sharding
-    or nothing). ``user`` is the op holding the use, ``operand`` its operand number."""
+    or nothing). ``user`` is the op holding the use, ``operand`` its operand number,
+    ``trips`` how often that op runs per step."""
 
     src: int
     result: int
@@ -107,6 +116,7 @@ class Use:
     slot: int
     user: ir.Operation | None = None
     operand: int = 0
+    trips: int = 1
 
     def needs(self, dst: Node) -> list[ShardingSpec | None]:
         if self.kind == "operand":
@@ -146,11 +156,12 @@ class Graph:
         self.copies: list[tuple[int, int, int]] = []  # (producer, result, copy node) of shared reshardings
         self._routed: dict[int, int] = {}  # number of a use -> the copy node it takes its value from
         self._sinks: dict[int, int] = {}  # result number -> its node
+        self._trips = 1  # runs per step of the block being walked
         block = func.regions[0].blocks[0]
         for number, arg in enumerate(block.arguments):  # argument number = node number
             node = self._add(Node("argument", f"argument #{number}", [], index=number,
                                   shapes=(shape_of(arg),), itemsizes=(itemsize_of(arg),)),
-                             _value_space(shape_of(arg), consumes=False))
+                             value_space(shape_of(arg), consumes=False))
             self.source[arg] = (node, 0)
             if number in batch_args and shape_of(arg):
                 self.batch_dims[arg] = {0}
@@ -168,6 +179,7 @@ class Graph:
             costs.flags.writeable = False  # shared: every change makes a new array
             self._strategies[key] = strategies, costs
         node.signature = key
+        node.trips = self._trips
         strategies, node.costs = self._strategies[key]
         node.strategies = list(strategies)
         self.nodes.append(node)
@@ -192,7 +204,7 @@ class Graph:
         has_rule = space is not None
         if space is None:
             self.no_rule.setdefault(op.name, op)
-            space = _replicated_space(op)
+            space = replicated_space(op)
         node = Node("op", op.name, [], op=op, shapes=shapes, itemsizes=itemsizes, has_rule=has_rule)
         index = self._add(node, space, op.operands)
         if RECOMPUTE_ATTR in op.attributes:
@@ -217,7 +229,7 @@ class Graph:
             node = Node("carry", f"{op.name} result #{number}", [], op=op, index=number, shapes=(shape,),
                         itemsizes=(itemsize_of(result),))
             operands = [op.operands[number]] if carries_operands else []
-            index = self._add(node, _value_space(shape, consumes=carries_operands), operands)
+            index = self._add(node, value_space(shape, consumes=carries_operands), operands)
             carries.append(index)
             if carries_operands:
                 self._use(index, op.operands[number], "operand", 0, op, number)
@@ -226,6 +238,9 @@ class Graph:
                     node.batch_loops = frozenset(dims)
                     self.batch_dims[result] = set(dims)
             self.source[result] = (index, 0)
+        outside = self._trips
+        if op.name == "stablehlo.while":
+            self._trips *= trip_count(op) or 1
         for region in op.regions:
             block = region.blocks[0]
             for number, arg in enumerate(block.arguments):  # while: loop-carried values
@@ -238,12 +253,13 @@ class Graph:
             if terminator.name == "stablehlo.return" and len(terminator.operands) == len(op.results):
                 for number, value in enumerate(terminator.operands):
                     self._use(carries[number], value, "yield", 0, terminator, number)
+        self._trips = outside
 
     def _add_result_sink(self, number: int, value: ir.Value, ret: ir.Operation) -> None:
         node = Node("result", f"result #{number}", [], index=number,
                     shapes=(shape_of(value),), itemsizes=(itemsize_of(value),))
         node.batch_loops = frozenset(self.batch_dims.get(value, ()))  # a value space's loops are its dims
-        index = self._add(node, _value_space(shape_of(value), consumes=True), [value])
+        index = self._add(node, value_space(shape_of(value), consumes=True), [value])
         self._sinks[number] = index
         self._use(index, value, "operand", 0, ret, number)
 
@@ -253,7 +269,7 @@ class Graph:
         if value not in self.source or shape_of(value) is None:
             return
         src, result = self.source[value]
-        self.uses.append(Use(src, result, dst, kind, slot, user, operand))
+        self.uses.append(Use(src, result, dst, kind, slot, user, operand, self._trips))
         self.nodes[dst].depth = max(self.nodes[dst].depth, self.nodes[src].depth + 1)
 
     def add_alias(self, argument: int, result: int) -> None:
@@ -349,7 +365,8 @@ class Graph:
             src, result = self.uses[numbers[0]].src, self.uses[numbers[0]].result
             node = Node("copy", f"{self.nodes[src].label} result #{result} (shared resharding)", [],
                         shapes=(shape_of(value),), itemsizes=(itemsize_of(value),))
-            copy = self._add(node, _value_space(shape_of(value), consumes=True), [value])
+            copy = self._add(node, value_space(shape_of(value), consumes=True), [value])
+            node.trips = max(self.uses[n].trips for n in numbers)  # made where its users read it
             self.copies.append((src, result, copy))
             self._routed.update(dict.fromkeys(numbers, copy))
 
@@ -362,7 +379,7 @@ class Graph:
             copy = self._routed.get(number) if self.share else None
             yield (use.src, use.result, use) if copy is None else (copy, 0, use)
         for src, result, copy in self.copies if self.share else ():
-            yield src, result, Use(src, result, copy, "operand", 0)
+            yield src, result, Use(src, result, copy, "operand", 0, trips=self.nodes[copy].trips)
 
     def cost_graph(self, live_sets: tuple[tuple[int, ...], ...] = (), edge_memory: tuple[EdgeMemory, ...] = ()
                    ) -> CostGraph:
@@ -384,9 +401,9 @@ class Graph:
                 if key not in self._matrices:
                     self._matrices[key] = self._resharding_matrix(given, needs, shape, itemsize)
                 cost = self._matrices[key]
-            edges.append(Edge(src_index, use.dst, cost))
+            edges.append(Edge(src_index, use.dst, cost * use.trips if use.trips != 1 else cost))
         return CostGraph(
-            node_costs=tuple(n.costs for n in self.nodes),
+            node_costs=tuple(n.costs * n.trips if n.trips != 1 else n.costs for n in self.nodes),
             edges=tuple(edges),
             follows=tuple(self.follows()),
             node_memory=tuple(self.memory(n) for n in self.nodes) if live_sets else None,
@@ -476,17 +493,3 @@ class Graph:
             self._memory[node.signature] = memory
         return self._memory[node.signature]
 
-
-def _value_space(shape: tuple[int, ...] | None, consumes: bool) -> IterationSpace:
-    """Arguments may take any sharding; a result sink takes its value's."""
-    dims = tuple(range(len(shape))) if shape is not None else None
-    return IterationSpace(loop_sizes=tuple(shape or ()), operands=(dims,) if consumes else (), results=(dims,))
-
-
-def _replicated_space(op: ir.Operation) -> IterationSpace:
-    """No rule: every operand and result stays whole (only the replicated algorithm)."""
-    def whole(value: ir.Value):
-        shape = shape_of(value)
-        return None if shape is None else (None,) * len(shape)
-
-    return IterationSpace((), tuple(whole(v) for v in op.operands), tuple(whole(r) for r in op.results))

@@ -24,6 +24,11 @@ temporaries model what XLA:CPU does with a training step:
 - **Buffer sharing**: a fusion or an in-place update (scatter, dynamic_update_slice)
   writes into the buffer of an operand of its size that dies there.
 - **Barriers**: an ``optimization_barrier``'s results are its operands' buffers.
+- **Loops**: a ``while``'s loop-carried value is one buffer, which takes its operand's
+  where the operand dies at the loop (a scan's zero-filled stack of residuals). An
+  in-place update in the body (a scan writing its step's slice of that stack) that
+  reads the carried value, is its last reader in the body and is what the body yields
+  for it writes into that buffer, as XLA's buffer assignment of a while does.
 - **Reshardings**: each (value, layout) the plan reshards is a buffer from its first
   reader to its last, but a slice of each device's own tile that only fusing ops read
   (XLA slices in their fusions).
@@ -80,8 +85,9 @@ EXPENSIVE = frozenset({"atan2", "broadcast_in_dim", "cbrt", "cosine", "divide", 
 # which XLA deletes before it fuses): its operands live while its results are read.
 PASS_THROUGH = "optimization_barrier"
 # Ops whose output may take the buffer of an operand of its size that dies there: fusions
-# (XLA's buffer sharing) and the in-place updates.
-IN_PLACE = FUSIBLE | {"scatter", "dynamic_update_slice"}
+# (XLA's buffer sharing), the in-place updates, and a while's carried values (their operands').
+UPDATES = frozenset({"scatter", "dynamic_update_slice"})
+IN_PLACE = FUSIBLE | UPDATES | {"carry"}
 # Attributes that do not make two ops compute different values (CSE): the plan's own and shardings.
 IGNORED_ATTRIBUTES = ("alpa.", "mhlo.sharding", "sdy.")
 
@@ -163,7 +169,8 @@ class Lifetimes:
                       and node.op.name == BARRIER else node.kind for node in nodes]
         self.horizon, self.fused = _liveness(self.kinds, self.readers, _expensive(graph, self.kinds, self.same))
         self.early = _from_arguments(graph)
-        self.made = [node.kind in ("op", "carry") and not self.fused[i] and self.same[i] == i
+        carried = _updates_of_carried_values(graph, self.kinds, self.readers)
+        self.made = [node.kind in ("op", "carry") and not self.fused[i] and self.same[i] == i and not carried[i]
                      and any(shape is not None for shape in node.shapes)
                      and not any(self.kinds[r] == "result" for r in self.readers[i]) for i, node in enumerate(nodes)]
         # In place (by shape, as the ILP's rows see it): an op that may write into the buffer
@@ -182,6 +189,35 @@ class Lifetimes:
 
     def start(self, node: int) -> int:
         return 0 if self.early[node] else node
+
+
+def _updates_of_carried_values(graph: Graph, kinds: list[str], readers: list[list[int]]) -> list[bool]:
+    """Per node, whether it is an update (scatter, dynamic_update_slice) a ``while`` body
+    yields for a loop-carried value it reads and is the last in the body to read: it
+    writes into that value's buffer (see the module docstring)."""
+    nodes = graph.nodes
+    reads: dict[int, set[int]] = {}
+    for use in graph.uses:
+        if use.kind == "operand":
+            reads.setdefault(use.dst, set()).add(use.src)
+    found = [False] * len(nodes)
+    for use in graph.uses:
+        carry, update = nodes[use.dst], use.src
+        if use.kind != "yield" or carry.kind != "carry" or kinds[update] not in UPDATES \
+                or use.dst not in reads.get(update, ()) \
+                or (nodes[update].shapes, nodes[update].itemsizes) != (carry.shapes, carry.itemsizes):
+            continue
+        found[update] = all(r <= update or not _inside(nodes[r].op, carry.op) for r in readers[use.dst])
+    return found
+
+
+def _inside(op, loop) -> bool:
+    """Whether ``op`` is nested in ``loop``'s regions."""
+    while op is not None and op.name != "func.func":
+        op = op.parent
+        if op == loop:
+            return True
+    return False
 
 
 def _common_subexpressions(graph: Graph) -> list[int]:

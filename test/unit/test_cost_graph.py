@@ -241,3 +241,60 @@ def test_costs_and_memory_are_shared_by_strategy_key_and_read_only(func):
     assert first.nodes[0].signature != second.nodes[0].signature
     assert len(first.memory(first.nodes[0])) == len(second.memory(second.nodes[0])) + 1
     assert first.memory(first.nodes[0])[-1] == tile_bytes(pinned, (64, 32), 4, MESH)
+
+
+SCANNED = """
+func.func @main(%w: tensor<6x32x32xf32>, %x: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c0, %h = %x) : tensor<i32>, tensor<64x32xf32>
+  cond {
+    %c6 = stablehlo.constant dense<6> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %c6, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %s = stablehlo.dynamic_slice %w, %i, %z, %z, sizes = [1, 32, 32]
+        : (tensor<6x32x32xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x32x32xf32>
+    %l = stablehlo.reshape %s : (tensor<1x32x32xf32>) -> tensor<32x32xf32>
+    %y = stablehlo.dot_general %h, %l, contracting_dims = [1] x [0]
+        : (tensor<64x32xf32>, tensor<32x32xf32>) -> tensor<64x32xf32>
+    %c1 = stablehlo.constant dense<1> : tensor<i32>
+    %n = stablehlo.add %i, %c1 : tensor<i32>
+    stablehlo.return %n, %y : tensor<i32>, tensor<64x32xf32>
+  }
+  %r = stablehlo.dot_general %0#1, %x, contracting_dims = [0] x [0]
+      : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<32x32xf32>
+  %t = stablehlo.dot_general %x, %r, contracting_dims = [1] x [0]
+      : (tensor<64x32xf32>, tensor<32x32xf32>) -> tensor<64x32xf32>
+  return %t : tensor<64x32xf32>
+}
+"""
+
+
+def test_a_loop_body_is_priced_once_per_trip():
+    # Six trips of the body's matmul: its algorithms and the reshardings of what it reads
+    # count six times in Eq. 1 (against the same loop run once); the ops after the loop,
+    # and what any value keeps, once.
+    with make_context():
+        modules = [ir.Module.parse(SCANNED.replace("dense<6>", f"dense<{trips}>")) for trips in (6, 1)]
+        graphs, costs = [], []
+        for module in modules:
+            graphs.append(Graph(module.body.operations[0], MESH, StrategyOptions()))
+            costs.append(graphs[-1].cost_graph(live_sets=((0,),)))
+        g = graphs[0]
+        dots = [i for i, n in enumerate(g.nodes) if n.kind == "op" and n.op.name == "stablehlo.dot_general"]
+        assert [g.nodes[i].trips for i in dots] == [6, 1, 1]
+        for i, factor in zip(dots, (6, 1, 1)):
+            assert np.any(costs[1].node_costs[i] > 0)
+            np.testing.assert_array_equal(costs[0].node_costs[i], factor * costs[1].node_costs[i])
+        np.testing.assert_array_equal(np.concatenate(costs[0].node_memory), np.concatenate(costs[1].node_memory))
+        priced = 0
+        for use, edge, once in zip(g.uses, costs[0].edges, costs[1].edges):  # one edge per use, in order
+            assert (edge.src, edge.dst) == (use.src, use.dst)
+            np.testing.assert_array_equal(edge.cost, use.trips * once.cost)
+            priced += use.trips == 6 and np.any(once.cost > 0)
+        assert priced >= 2  # the body's matmul reads the carried value and the weight's slice
+        # The carried value: its operand is given once, the body's yield once per trip.
+        carry = next(i for i, n in enumerate(g.nodes) if n.kind == "carry" and n.shapes == ((64, 32),))
+        assert sorted(u.trips for u in g.uses if u.dst == carry) == [1, 6]
+        assert g.nodes[carry].trips == 1

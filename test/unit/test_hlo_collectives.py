@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
 
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.hlo_collectives import (
     HloParseError,
+    computation_trips,
     dtype_bits,
     instruction_computations,
     mesh_axes_of_groups,
@@ -307,3 +312,48 @@ ENTRY %main (x: f32[4]) -> f32[4] {
 }
 """
     assert instruction_computations(text) == {"p": "body", "ar": "body", "x": "main", "y": "main"}
+
+
+def test_computation_trips_multiply_through_nested_loops_and_sum_over_callers() -> None:
+    text = """HloModule m, num_partitions=4
+
+%inner (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %ag = f32[4]{0} all-gather(%p), replica_groups={{0,1,2,3}}, dimensions={0}
+}
+
+%cond (c: f32[4]) -> pred[] {
+  %c = f32[4]{0} parameter(0)
+  ROOT %k = pred[] constant(true)
+}
+
+%outer (q: f32[4]) -> f32[4] {
+  %q = f32[4]{0} parameter(0)
+  ROOT %w = f32[4]{0} while(%q), condition=%cond, body=%inner, backend_config={"known_trip_count":{"n":"3"}}
+}
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %a = f32[4]{0} while(%x), condition=%cond, body=%outer, backend_config={"known_trip_count":{"n":"5"}}
+  %b = f32[4]{0} call(%a), to_apply=%outer
+  ROOT %u = f32[4]{0} while(%b), condition=%cond, body=%inner
+}
+"""
+    trips = computation_trips(text)
+    # inner: 3 x 5 through the counted loops, 3 through the call, 1 through the uncounted loop.
+    assert (trips["main"], trips["outer"], trips["inner"]) == (1, 6, 19)
+    assert [c.trips for c in parse_collectives(text)] == [19]
+
+
+def test_a_scanned_layers_collectives_run_once_per_layer() -> None:
+    def scanned(w, x):
+        x, _ = jax.lax.scan(lambda x, w: (jnp.tanh(x @ w), None), x, w)
+        return x.sum()
+
+    mesh = jax.sharding.Mesh(np.array(jax.devices()[:8]).reshape(2, 4), ("x", "y"))
+    w = jax.ShapeDtypeStruct((6, 64, 64), jnp.float32, sharding=NamedSharding(mesh, P(None, None, "y")))
+    x = jax.ShapeDtypeStruct((32, 64), jnp.float32, sharding=NamedSharding(mesh, P("x")))
+    found = parse_collectives(jax.jit(scanned).lower(w, x).compile().as_text(), MESH_2X4)
+    # Each layer gathers its output columns over y; the loss is reduced once.
+    assert sorted((c.kind, c.trips) for c in found if c.kind == "all-gather") == [("all-gather", 6)]
+    assert {c.trips for c in found if c.kind == "all-reduce"} == {1}

@@ -67,6 +67,19 @@ def test_gpt_step_memory_is_xla_s_within_ten_percent(mesh: tuple[int, ...], dona
     assert plan.peak_memory == pytest.approx(total, rel=0.10)
 
 
+def test_a_scanned_gpt_step_is_xla_s_with_its_loop_buffers_updated_in_place() -> None:
+    # Four layers in a lax.scan: the forward loop writes each layer's residuals into one
+    # stack, the backward loop each layer's gradients; XLA updates both in the loop's own
+    # buffers (predicted as new stacks, the temporaries were 1.22x XLA's: 205.1 MiB
+    # against 168.1 on (2, 4)).
+    config = dataclasses.replace(models.GPT3["350M"], hidden=512, heads=8, layers=4, seq_len=512, vocab=512,
+                                 scan_layers=True)
+    model = models.build(config)
+    plan, xla = planned(model.train_step, model.abstract_args(8), (2, 4), batch_argnums=(2,))
+    assert plan.memory.temporaries == pytest.approx(xla.temp_size_in_bytes, rel=0.10)
+    assert plan.peak_memory == pytest.approx(xla_total(xla), rel=0.10)
+
+
 def xla_total(stats) -> int:
     return (stats.argument_size_in_bytes + stats.output_size_in_bytes - stats.alias_size_in_bytes
             + stats.temp_size_in_bytes)

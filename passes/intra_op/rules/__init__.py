@@ -45,6 +45,23 @@ def iteration_space(op: ir.Operation) -> IterationSpace | None:
     return rule(op) if rule is not None else None
 
 
+def value_space(shape: tuple[int, ...] | None, consumes: bool) -> IterationSpace:
+    """The loop nest of a value: one loop per dimension; ``consumes``: it reads the value
+    too (a result sink takes its value's sharding; an argument may take any)."""
+    dims = tuple(range(len(shape))) if shape is not None else None
+    return IterationSpace(loop_sizes=tuple(shape or ()), operands=(dims,) if consumes else (), results=(dims,))
+
+
+def replicated_space(op: ir.Operation) -> IterationSpace:
+    """The loop nest of an op without a rule: every operand and result stays whole (its only
+    algorithm is the replicated one)."""
+    def whole(value: ir.Value):
+        shape = shape_of(value)
+        return None if shape is None else (None,) * len(shape)
+
+    return IterationSpace((), tuple(whole(v) for v in op.operands), tuple(whole(r) for r in op.results))
+
+
 def has_rule(op_name: str) -> bool:
     from . import nn_ops, tensor_ops  # noqa: F401
 
