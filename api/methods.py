@@ -102,8 +102,9 @@ class ShardParallel:
         once per micro-batch, reducing the gradients over the devices once per step
         (``alpa-accumulate-gradients``); the micro-batches' gradients and outputs are
         averaged, or added up where nothing in the step depends on the batch size (a
-        loss summed over examples; :mod:`alpa_mlir.accumulation`). The step must compute
-        its gradients with ``alpa_mlir.grad`` or ``alpa_mlir.value_and_grad``.
+        loss summed over examples; :mod:`alpa_mlir.accumulation`). The step may take its
+        gradients with ``jax.grad`` (``alpa-mark-apply-gradients`` finds the update) or
+        with ``alpa_mlir.grad``, whose markers say it.
       rematerialize: ``"auto"`` (the default here; ``"none"`` in the pass): where no plan
         fits the memory budget, the backward pass computes layers' activations again
         instead of keeping them, the layers whose recompute gives the cheapest plan that

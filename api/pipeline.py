@@ -1,6 +1,7 @@
 """From a lowered JAX function to an annotated module and its plan: the compiler, run for the API.
 
-``plan_module`` runs ``alpa-import-pipeline`` then ``alpa-auto-sharding`` on the module
+``plan_module`` runs ``alpa-import-pipeline`` (and ``alpa-mark-apply-gradients`` for
+micro-batches) then ``alpa-auto-sharding`` on the module
 ``jax.jit(f).lower(...)`` gave (``accumulate_gradients`` then loops it over
 micro-batches), and turns what MLIR reports into Python: a failed pass into one
 :class:`AutoShardingError` with the diagnostics as text, warnings (ops without a
@@ -27,6 +28,7 @@ from .passes import PipelineError, run_pipeline
 from .passes.export.export_sdy import ExportSdyPass
 from .passes.pipelines import ImportPipeline
 from .passes.schedule.accumulate_gradients import AccumulateGradientsPass
+from .passes.schedule.mark_apply_gradients import MarkApplyGradientsPass
 from .plans.sharding_plan import ShardingPlan
 from .saved_plan import value_names
 from .services import provide
@@ -109,9 +111,11 @@ def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batc
                                               mesh_alpha=mesh.alpha, mesh_beta=mesh.beta, on_plan=plans.append,
                                               **overrides)
     importer = ImportPipeline(mesh_shape=mesh.shape, mesh_axes=mesh.axis_names)
+    # Micro-batches: the parts to loop and to apply once, found before planning (jax.grad steps).
+    marks = [MarkApplyGradientsPass()] if method.num_micro_batches > 1 else []
     layers = method.layer_construction(auto_sharding.memory_budget)
     try:
-        reported = run_pipeline(module, provide([importer, *([layers] if layers else []), auto_sharding]))
+        reported = run_pipeline(module, provide([importer, *marks, *([layers] if layers else []), auto_sharding]))
     except ir.MLIRError as error:
         raise AutoShardingError(f"auto-sharding of {function} failed:\n  " + diagnostics_text(error)) from None
     except PipelineError as error:  # an option the method let through; a bug on our side

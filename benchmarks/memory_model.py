@@ -1,11 +1,12 @@
 """The plan's predicted memory per device against what XLA allocates for it.
 
 For GPT-3 training steps (Adam, sequence 1024, float32) on abstract arguments, one row
-per ``MODEL[@LAYERS]:MESH[:scan]`` (``:scan``: the layers in a ``lax.scan``): ``ShardParallel``'s plan (its defaults), with the parameters
-and optimizer state donated (``donate_argnums=(0, 1)``, as a training loop would) unless
-``--no-donate``; ``ShardingPlan.memory`` (``passes/intra_op/peak_memory.py``) beside the
-compiled plan's ``memory_analysis()``: arguments, outputs, aliased, temporaries, and the
-total (arguments + outputs - aliased + temporaries). Nothing is allocated; each row
+per ``MODEL[@LAYERS]:MESH[:scan]`` (``:scan``: the layers in a ``lax.scan``):
+``ShardParallel``'s plan (its defaults), with the parameters and optimizer state donated
+(``donate_argnums=(0, 1)``, as a training loop would) unless ``--no-donate``;
+``ShardingPlan.memory`` (``passes/intra_op/peak_memory.py``) beside the compiled plan's
+``memory_analysis()``: arguments, outputs, aliased, temporaries, and the total
+(arguments + outputs - aliased + temporaries). Nothing is allocated; each row
 compiles the plan for the mesh's virtual CPU devices. Results go to ``OUT.json`` (after
 every row) and ``OUT.md``.
 

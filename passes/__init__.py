@@ -25,7 +25,7 @@ from .imports import (  # noqa: F401
 from .inter_op import layer_construction, stage_construction  # noqa: F401
 from .intra_op import auto_sharding  # noqa: F401
 from .reshard import cross_mesh_resharding  # noqa: F401
-from .schedule import accumulate_gradients, pipeline_schedule, rematerialize  # noqa: F401
+from .schedule import accumulate_gradients, mark_apply_gradients, pipeline_schedule, rematerialize  # noqa: F401
 
 __all__ = [
     "Diagnostics",

@@ -35,7 +35,8 @@ class AccumulateGradientsPass(Pass):
     Expects ``@main`` of a training step traced on one micro-batch (the batch arguments'
     leading dimension ``b``) whose gradients are marked by ``alpa_mlir.grad``
     (``alpa-lower-pipeline-markers`` leaves ``alpa.apply_grad`` on the ops that read
-    them), with a Shardy sharding on its arguments and ops: it runs after
+    them) or found by ``alpa-mark-apply-gradients`` (a step using ``jax.grad``), with a
+    Shardy sharding on its arguments and ops: it runs after
     ``alpa-auto-sharding`` and ``alpa-export-sdy``, so the plan is the one made for a
     micro-batch, as Alpa plans its accumulation program. The batch arguments become
     ``B * b`` long. The ops that depend on them, apply-gradient ops aside, move into a
@@ -133,8 +134,9 @@ class _Step:
         self.ret, ops = ops[-1], ops[:-1]
         if not any(SEGMENT_ATTR in op.attributes for op in ops):
             raise _StepError("the step marks no gradients; compute them with alpa_mlir.grad (or "
-                             "alpa_mlir.value_and_grad) instead of jax.grad, so that the compiler knows "
-                             "which part runs once per micro-batch and which applies the gradients", main)
+                             "alpa_mlir.value_and_grad), or run alpa-mark-apply-gradients before planning, so "
+                             "that the compiler knows which part runs once per micro-batch and which applies "
+                             "the gradients", main)
         bad = [i for i in batch_args if i >= len(block.arguments)]
         if bad:
             raise _StepError(f"batch arguments {bad} are out of range: @main has {len(block.arguments)}", main)

@@ -7,6 +7,7 @@ import re
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
 
 import alpa_mlir
@@ -209,7 +210,44 @@ def test_batch_must_divide_into_micro_batches():
         step(mlp_params(), mlp_batch())
 
 
-def test_step_without_alpa_grad_says_to_use_it():
-    step = parallelize(plain_train_step, method=DataParallel(mesh_shape=(1, 4), num_micro_batches=2))
-    with pytest.raises(AutoShardingError, match=r"compute them with alpa_mlir.grad \(or alpa_mlir.value_and_grad\)"):
+@pytest.mark.parametrize("method", [DataParallel(mesh_shape=(1, 4), num_micro_batches=2),
+                                    ShardParallel(mesh_shape=(2, 4), num_micro_batches=4)])
+def test_a_step_taking_jax_grad_accumulates_like_jit(method):
+    # No alpa_mlir.grad: alpa-mark-apply-gradients finds the update from JAX's name stacks.
+    step = parallelize(plain_train_step, method=method)
+    assert_matches_jit(step)
+    # The micro-batches run in one counted loop.
+    trips = method.num_micro_batches
+    assert f'"known_trip_count":{{"n":"{trips}"}}' in step.get_hlo_text(mlp_params(), mlp_batch())
+
+
+def test_an_optax_step_taking_jax_grad_accumulates_like_jit():
+    optimizer = optax.adam(1e-2)
+
+    def step(params, state, batch):
+        loss, grads = jax.value_and_grad(loss_fn)(params, batch)
+        updates, state = optimizer.update(grads, state, params)
+        return optax.apply_updates(params, updates), state, loss
+
+    params, batch = mlp_params(), mlp_batch()
+    state = optimizer.init(params)
+    expected = jax.jit(step)(params, state, batch)
+    actual = parallelize(step, method=ShardParallel(mesh_shape=(2, 4), num_micro_batches=2),
+                         batch_argnums=(2,))(params, state, batch)
+    for a, e in zip(jax.tree.leaves(actual), jax.tree.leaves(expected)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(e), **TOLERANCE)
+
+
+def test_a_function_without_gradients_is_refused_before_planning(monkeypatch):
+    def predict(params, batch):
+        return jnp.tanh(batch[0] @ params["w1"]).sum()
+
+    def planned(*args, **kwargs):
+        raise AssertionError("planned a step it should have refused")
+
+    monkeypatch.setattr("alpa_mlir.passes.intra_op.auto_sharding.AutoShardingPass.apply", planned)
+    step = parallelize(predict, method=ShardParallel(mesh_shape=(2, 4), num_micro_batches=2))
+    with pytest.raises(AutoShardingError, match=r"gradient accumulation needs a training step"):
         step(mlp_params(), mlp_batch())
+
+

@@ -12,7 +12,7 @@
 
 // A step whose gradients were taken with jax.grad: no part is marked as computing them.
 sdy.mesh @mesh = <["x"=2]>
-// expected-error@+1 {{gradient accumulation: the step marks no gradients; compute them with alpa_mlir.grad (or alpa_mlir.value_and_grad) instead of jax.grad}}
+// expected-error@+1 {{gradient accumulation: the step marks no gradients; compute them with alpa_mlir.grad (or alpa_mlir.value_and_grad), or run alpa-mark-apply-gradients before planning}}
 func.func @unmarked_gradients(%arg0: tensor<4x4xf32>, %arg1: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<4x4xf32> {
   %0 = stablehlo.dot_general %arg1, %arg1, contracting_dims = [0] x [0] : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
   %1 = stablehlo.subtract %arg0, %0 : tensor<4x4xf32>
