@@ -14,12 +14,14 @@ bytes; every other class is within 5%.
 from __future__ import annotations
 
 import collections
+import json
 
 import pytest
 
 import alpa_mlir
 from alpa_mlir import models
 from alpa_mlir.lowering.hlo_collectives import parse_collectives
+from alpa_mlir.plans.sharding_plan import ShardingPlan
 
 CASES = {
     "mlp": (models.MLPConfig(sizes=(256, 1024, 256, 1024, 256)), 256),
@@ -67,5 +69,9 @@ def test_a_scanned_stack_is_planned_as_its_unrolled_layers(mesh_shape):
         args = model.abstract_args(8)
         step = alpa_mlir.parallelize(model.train_step, method=alpa_mlir.ShardParallel(mesh_shape=mesh_shape),
                                      batch_argnums=(2,))
-        totals.append(sum(by_class(step.get_plan(*args).predicted_collectives()).values()))
+        plan = step.get_plan(*args)
+        totals.append(sum(by_class(plan.predicted_collectives()).values()))
     assert 0.95 * totals[0] <= totals[1] <= 1.02 * totals[0]
+    # The body's ops run once per layer, and a saved plan says so.
+    assert max(op.trips for op in plan.ops) == 3
+    assert ShardingPlan.from_json(json.loads(json.dumps(plan.to_json()))) == plan
