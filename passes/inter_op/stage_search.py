@@ -47,6 +47,7 @@ def candidate_families(options: StageConstructionPass, num_layers: int) -> list[
         per_mesh = [sum(options.stage_layers[r::num_meshes]) for r in range(num_meshes)]
         bounds = np.cumsum((0, *per_mesh))
         shapes = [tuple(options.stage_submeshes[2 * s:2 * s + 2]) for s in range(num_meshes)]
+        _check_manual_submeshes(shapes, cluster)
         return [[(int(bounds[s]), int(bounds[s + 1]), shapes[s]) for s in range(len(shapes))]]
     shapes = submesh_shapes(cluster, options.submesh_space)
     if options.stage_mode == "equal-layer":  # Sec. 8.3: every stage has the same number of layers
@@ -68,6 +69,19 @@ def candidate_families(options: StageConstructionPass, num_layers: int) -> list[
                          f"{v} stages of equally many layers")
     return [completable([(i, j, k) for i in range(num_layers) for j in range(i + v, num_layers + 1, v)
                          for k in shapes], num_layers, cluster, v)]
+
+
+def _check_manual_submeshes(shapes: list[tuple[int, ...]], cluster: tuple[int, int]) -> None:
+    """Each of ``stage-submeshes``' (hosts, devices per host) fits ``cluster``, and together
+    they use its devices once each, as the placement (Appendix A) needs."""
+    for hosts, devices in shapes:
+        if not (1 <= hosts <= cluster[0] and 1 <= devices <= cluster[1]):
+            raise ValueError(f"option 'stage-submeshes': a {hosts}x{devices} submesh (hosts x devices per host) does "
+                             f"not fit the {cluster[0]}x{cluster[1]} cluster of option 'cluster-shape'")
+    used = sum(hosts * devices for hosts, devices in shapes)
+    if used != cluster[0] * cluster[1]:
+        raise ValueError(f"option 'stage-submeshes': the submeshes hold {used} devices; the stages must use the "
+                         f"{cluster[0]}x{cluster[1]} cluster's {cluster[0] * cluster[1]} devices once each")
 
 
 def completable(family: list[Candidate], num_layers: int, cluster: tuple[int, int], v: int = 1) -> list[Candidate]:

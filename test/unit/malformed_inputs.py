@@ -233,10 +233,24 @@ BAD_SEMANTICS = (
 )
 
 
+# Options that only the module can rule out (a layer count, a placement): located errors
+# that name the option, on a two-layer training step.
+STAGED = "alpa-import-pipeline, alpa-layer-construction{{layers=2}}, alpa-stage-construction{{cluster-shape=1,4 {}}}"
+BAD_PLACEMENTS = (
+    "stage-mode=manual stage-layers=1,1 stage-submeshes=2,4,2,4",
+    "stage-mode=manual stage-layers=2 stage-submeshes=1,8",
+    "stage-mode=manual stage-layers=1,1 stage-submeshes=1,3,1,3",
+    "stage-mode=manual stage-layers=1,2 stage-submeshes=1,1,1,3",
+)
+
+
 def option_semantics() -> list[Case]:
-    return [Case(f"semantics/{name}-{index}", (INPUT, f"--pass-pipeline=builtin.module({name}{{{options}}})"),
-                 EXAMPLE.read_text(), names=f"option '{named}'")
-            for index, (name, options, named) in enumerate(BAD_SEMANTICS)]
+    cases = [Case(f"semantics/{name}-{index}", (INPUT, f"--pass-pipeline=builtin.module({name}{{{options}}})"),
+                  EXAMPLE.read_text(), names=f"option '{named}'")
+             for index, (name, options, named) in enumerate(BAD_SEMANTICS)]
+    staged = (LIT / "inter_op" / "stage_construction.mlir").read_text()
+    return cases + [Case(f"semantics/placement-{index}", (INPUT, f"--pass-pipeline=builtin.module({STAGED.format(o)})"),
+                         staged) for index, o in enumerate(BAD_PLACEMENTS)]
 
 
 BAD_PIPELINES = (

@@ -9,6 +9,13 @@
 // Three stages per mesh from two layers: no equal-layer slicing has them.
 // RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 stage-mode=equal-layer virtual-stages=3})' 2>&1 | FileCheck %s --check-prefix=VIRTUAL
 // VIRTUAL: error: option 'virtual-stages' 3 leaves no equal-layer slicing of the 2 layers into 3 stages per mesh on a number of meshes that divides the 1 micro-batches
+// Manual submeshes that do not fit the cluster, or do not use all of it.
+// RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 stage-mode=manual stage-layers=1,1 stage-submeshes=2,4,2,4})' 2>&1 | FileCheck %s --check-prefix=SUBMESH-HOSTS
+// SUBMESH-HOSTS: error: option 'stage-submeshes': a 2x4 submesh (hosts x devices per host) does not fit the 1x4 cluster of option 'cluster-shape'
+// RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 stage-mode=manual stage-layers=2 stage-submeshes=1,8})' 2>&1 | FileCheck %s --check-prefix=SUBMESH-DEVICES
+// SUBMESH-DEVICES: error: option 'stage-submeshes': a 1x8 submesh (hosts x devices per host) does not fit the 1x4 cluster of option 'cluster-shape'
+// RUN: not alpa-opt %s --pass-pipeline='builtin.module(alpa-import-pipeline, alpa-layer-construction{layers=2}, alpa-stage-construction{cluster-shape=1,4 stage-mode=manual stage-layers=1,1 stage-submeshes=1,3,1,3})' 2>&1 | FileCheck %s --check-prefix=SUBMESH-TOTAL
+// SUBMESH-TOTAL: error: option 'stage-submeshes': the submeshes hold 6 devices; the stages must use the 1x4 cluster's 4 devices once each
 // Options, rejected before any module is read.
 // RUN: not alpa-opt %s --alpa-stage-construction 2>&1 | FileCheck %s --check-prefix=OPT-CLUSTER
 // OPT-CLUSTER: alpa-opt: error: alpa-stage-construction: option 'cluster-shape' must be two positive sizes: hosts, devices per host
