@@ -102,6 +102,10 @@ class AccumulateGradientsPass(Pass):
     def __post_init__(self) -> None:
         if self.num_micro_batches < 1:
             raise ValueError(f"option 'num-micro-batches' must be positive; got {self.num_micro_batches}")
+        for name, numbers in (("batch-args", self.batch_args), ("concat-results", self.concat_results)):
+            twice = sorted({n for n in numbers if numbers.count(n) > 1})
+            if twice:
+                raise ValueError(f"option '{name}' lists {', '.join(map(str, twice))} more than once")
         check_accumulation(self.accumulate)
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:

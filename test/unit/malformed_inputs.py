@@ -230,6 +230,8 @@ BAD_SEMANTICS = (
     ("alpa-pipeline-schedule", "num-micro-batches=0", "num-micro-batches"),
     ("alpa-pipeline-schedule", "num-micro-batches=1073741824", "num-micro-batches"),
     ("alpa-accumulate-gradients", "num-micro-batches=-3", "num-micro-batches"),
+    ("alpa-accumulate-gradients", "num-micro-batches=2 batch-args=1,1", "batch-args"),
+    ("alpa-accumulate-gradients", "num-micro-batches=2 concat-results=0,0", "concat-results"),
 )
 
 

@@ -5,6 +5,8 @@
 // OPT-MICRO: alpa-opt: error: alpa-accumulate-gradients: option 'num-micro-batches' must be positive; got 0
 // RUN: not alpa-opt %s --alpa-accumulate-gradients='accumulate=max' 2>&1 | FileCheck %s --check-prefix=OPT-ACCUMULATE
 // OPT-ACCUMULATE: alpa-opt: error: option 'accumulate' of alpa-accumulate-gradients must be one of mean, sum; got 'max'
+// RUN: not alpa-opt %s --alpa-accumulate-gradients='num-micro-batches=2 batch-args=1,1' 2>&1 | FileCheck %s --check-prefix=OPT-TWICE
+// OPT-TWICE: alpa-opt: error: alpa-accumulate-gradients: option 'batch-args' lists 1 more than once
 // RUN: not alpa-opt %s --split-input-file --alpa-accumulate-gradients='num-micro-batches=2 batch-args=7' 2>&1 | FileCheck %s --check-prefix=RANGE
 // RANGE: error: gradient accumulation: batch arguments [7] are out of range: @main has 2
 // RUN: not alpa-opt %s --split-input-file --alpa-accumulate-gradients='num-micro-batches=2 batch-args=1 concat-results=5' 2>&1 | FileCheck %s --check-prefix=CONCAT-RANGE
