@@ -123,10 +123,14 @@ def make_parser() -> argparse.ArgumentParser:
 
 def split_pass_flags(argv: list[str], parser: argparse.ArgumentParser) -> tuple[list[str], list[str]]:
     """Separate pass flags (``--name`` or ``--name=options``) from driver flags, keeping
-    pass order. Anything that is not a driver flag is a pass."""
+    pass order. Anything that is not a driver flag is a pass; after ``--`` nothing is a
+    flag (``alpa-opt --cse -- -input.mlir``)."""
     driver = {s for a in parser._actions for s in a.option_strings}
     rest, passes = [], []
-    for token in argv:
+    for position, token in enumerate(argv):
+        if token == "--":
+            rest.extend(argv[position:])
+            break
         flag = token.split("=", 1)[0]
         if len(flag) > 2 and flag[0] == "-" and flag[1] != "-":  # -split-input-file, like mlir-opt
             token, flag = "-" + token, "-" + flag

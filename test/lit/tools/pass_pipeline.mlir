@@ -15,6 +15,9 @@
 // RUN: FileCheck %s --check-prefix=CSE --input-file=%t
 // RUN: alpa-opt --pass-pipeline='builtin.module(func.func(cse))' --split-input-file - < %s | FileCheck %s --check-prefix=CSE
 
+// After --, nothing is a flag: an input whose name starts with a dash.
+// RUN: rm -rf %t.dir && mkdir %t.dir && cp %s %t.dir/-input.mlir && cd %t.dir && alpa-opt --split-input-file --pass-pipeline='builtin.module(func.func(cse))' -- -input.mlir | FileCheck %s --check-prefix=CSE
+
 // Single-dash flags work as in mlir-opt, pass flags included.
 // RUN: alpa-opt -split-input-file -pass-pipeline='builtin.module(func.func(cse))' %s | FileCheck %s --check-prefix=CSE
 // RUN: alpa-opt -split-input-file -alpa-import-pipeline %s | FileCheck %s --check-prefix=IMPORT
