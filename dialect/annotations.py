@@ -22,7 +22,7 @@ from jax._src.lib.mlir import ir
 from .context import walk
 from .mesh import DeviceMesh
 from .mesh_attr import MESH_ATTR, mesh_from_attr, mesh_to_attr  # noqa: F401 (shared)
-from .sharding import ShardingError, mhlo_tuple_elements
+from .sharding import Sharding, ShardingError, TiledSharding, mhlo_tuple_elements, parse_mhlo_sharding
 
 MHLO_SHARDING = "mhlo.sharding"
 SDY_SHARDING = "sdy.sharding"
@@ -180,6 +180,23 @@ def sharding_text(attr: ir.Attribute) -> str:
     if not isinstance(attr, ir.StringAttr):
         raise ShardingError(f'mhlo.sharding must be a string such as "{{replicated}}"; got {attr}')
     return ir.StringAttr(attr).value
+
+
+def op_sharding(op: ir.Operation) -> Sharding | tuple[Sharding, ...] | None:
+    """The parsed ``mhlo.sharding`` of ``op`` (``None`` without one); a ``ShardingError``
+    that quotes it where it is not a sharding (``"garbage"``, ``"{unknown}"``), or tiles
+    another number of dimensions than a one-result op's result has."""
+    if MHLO_SHARDING not in op.attributes:
+        return None
+    text = sharding_text(op.attributes[MHLO_SHARDING])
+    try:
+        sharding = parse_mhlo_sharding(text)
+    except ShardingError as error:
+        raise ShardingError(f"{MHLO_SHARDING} {text!r} is not a sharding: {error}") from None
+    rank = rank_of(op.results[0].type) if len(op.results) == 1 else None
+    if isinstance(sharding, TiledSharding) and rank is not None and sharding.tensor_rank != rank:
+        raise ShardingError(f"{MHLO_SHARDING} {text!r} tiles {sharding.tensor_rank} dimensions of a rank-{rank} result")
+    return sharding
 
 
 def result_shardings(op: ir.Operation) -> list[str]:

@@ -9,6 +9,8 @@ exactly what the dialect parses.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import sdy
 
@@ -60,15 +62,25 @@ def mesh_to_sdy(mesh: DeviceMesh) -> ir.Attribute:
     return sdy.MeshAttr.get(axes, [] if mesh.is_iota else list(mesh.device_ids))
 
 
+def tensor_sharding(mesh_name: str, dims: list[list[str]], unreduced: Iterable[str] = ()) -> ir.Attribute:
+    """``#sdy.sharding<@mesh_name, [{"x"}, {}], unreduced={...}>``: the named axes of each
+    dimension, every dimension closed."""
+    return sdy.TensorShardingAttr.get(
+        mesh_name, [sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(a) for a in axes], is_closed=True)
+                    for axes in dims],
+        unreduced_axes=[sdy.AxisRefAttr.get(a) for a in unreduced])
+
+
+def dimension_axes(sharding: ir.Attribute) -> list[list[str]]:
+    """The axis names of each dimension of a ``#sdy.sharding``."""
+    return [[sdy.AxisRefAttr(a).name for a in sdy.DimensionShardingAttr(d).axes]
+            for d in sdy.TensorShardingAttr(sharding).dimension_shardings]
+
+
 def spec_to_sdy(spec: ShardingSpec, mesh: DeviceMesh, mesh_name: str) -> ir.Attribute:
     """``#sdy.sharding<@mesh_name, [...]>`` with closed dimensions."""
     spec.check_mesh(mesh)
-    dims = [
-        sdy.DimensionShardingAttr.get(
-            [sdy.AxisRefAttr.get(mesh.axis_names[a]) for a in axes], is_closed=True)
-        for axes in spec.dims
-    ]
-    return sdy.TensorShardingAttr.get(mesh_name, dims)
+    return tensor_sharding(mesh_name, [[mesh.axis_names[a] for a in axes] for axes in spec.dims])
 
 
 def spec_from_sdy(attr: ir.Attribute, mesh: DeviceMesh, rank: int) -> ShardingSpec | None:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo
 
-from ..dialect.annotations import MHLO_SHARDING, string_attr
+from ..dialect.annotations import MHLO_SHARDING, op_sharding, string_attr
 from ..dialect.context import walk
 from ..dialect.pass_registry import Diagnostics, Pass, register
-from ..dialect.sharding import Replicated, ShardingError, TiledSharding, format_mhlo_sharding, parse_mhlo_sharding
+from ..dialect.sharding import Replicated, ShardingError, TiledSharding, format_mhlo_sharding
+
+# A sharding XLA knows but that alpa does not plan (a shard_map body's {manual}).
+_UNPLANNED = re.compile(r"\{\s*(manual|unknown)\s*\}")
 
 
 @register
@@ -46,7 +50,7 @@ class SqueezeBroadcastOperandsPass(Pass):
             : (tensor<8x8xf32>) -> tensor<8x8x8x8xf32>
 
     A broadcast whose sharding is not one tiled or replicated sharding (a tuple,
-    ``{manual}``) is left as it is.
+    ``{manual}``) is left as it is; one that is no sharding at all is an error at the op.
     """
 
     name = "alpa-squeeze-broadcast-operands"
@@ -62,9 +66,18 @@ class SqueezeBroadcastOperandsPass(Pass):
             kept = [i for i, d in enumerate(dims) if not (operand.shape[i] == 1 and result.shape[d] != 1)]
             if len(kept) == len(dims):
                 continue
+            try:
+                parsed = op_sharding(op)
+            except ShardingError as error:
+                attr = op.attributes[MHLO_SHARDING]
+                if isinstance(attr, ir.StringAttr) and _UNPLANNED.search(attr.value):
+                    continue  # {manual} or {unknown}: as it is
+                diagnostics.error(op, str(error))
+                return
             sharding = None
-            if MHLO_SHARDING in op.attributes:
-                sharding = _restricted(ir.StringAttr(op.attributes[MHLO_SHARDING]).value, [dims[i] for i in kept])
+            if parsed is not None:
+                sharding = _restricted(parsed, ir.StringAttr(op.attributes[MHLO_SHARDING]).value,
+                                       [dims[i] for i in kept])
                 if sharding is None:
                     continue
             with ir.InsertionPoint(op), op.location:
@@ -76,14 +89,10 @@ class SqueezeBroadcastOperandsPass(Pass):
             op.attributes["broadcast_dimensions"] = ir.DenseI64ArrayAttr.get([dims[i] for i in kept])
 
 
-def _restricted(text: str, kept: list[int]) -> str | None:
-    """Sharding ``text`` of the broadcast's result restricted to its dimensions ``kept``
-    (in that order), the others folded into replication; ``None`` if it is not one tiled
-    or replicated sharding."""
-    try:
-        sharding = parse_mhlo_sharding(text)
-    except ShardingError:
-        return None
+def _restricted(sharding, text: str, kept: list[int]) -> str | None:
+    """Sharding ``sharding`` (``text``) of the broadcast's result restricted to its
+    dimensions ``kept`` (in that order), the others folded into replication; ``None`` if it
+    is not one tiled or replicated sharding."""
     if isinstance(sharding, Replicated):
         return text
     if not isinstance(sharding, TiledSharding):

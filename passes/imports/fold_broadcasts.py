@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from jax._src.lib.mlir import ir
 
-from ...dialect.annotations import MHLO_SHARDING
+from ...dialect.annotations import MHLO_SHARDING, op_sharding
 from ...dialect.context import walk
 from ...dialect.pass_registry import Diagnostics, Pass, register
+from ...dialect.sharding import ShardingError
 
 BROADCAST = "stablehlo.broadcast_in_dim"
 SDY_SHARDING = "sdy.sharding"
@@ -51,6 +52,12 @@ class FoldBroadcastsPass(Pass):
             if isinstance(inner, ir.Block) or inner.operation.name != BROADCAST:
                 continue
             inner = inner.operation
+            for read in (op, inner):  # the outer sharding stays; the inner one's keeps the inner op
+                try:
+                    op_sharding(read)
+                except ShardingError as error:
+                    diagnostics.error(read, str(error))
+                    return
             if MHLO_SHARDING in inner.attributes or SDY_SHARDING in inner.attributes:
                 continue
             inner_dims = list(ir.DenseI64ArrayAttr(inner.attributes["broadcast_dimensions"]))

@@ -13,7 +13,7 @@ from ...dialect.context import walk
 from ...dialect.host_callbacks import is_host_callback
 from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR, Accumulation, check_accumulation
 from ...dialect.pass_registry import Diagnostics, Pass, register
-from ...dialect.sdy import sharding_constraint
+from ...dialect.sdy import dimension_axes, sharding_constraint, tensor_sharding
 
 # Ops whose result is linear in an operand that holds a partial sum, so a partial sum
 # passes through them unreduced. ``dot_general`` and ``multiply`` only when one operand
@@ -226,23 +226,7 @@ def _sharding(value: ir.Value, main: ir.Operation, mesh: str) -> ir.Attribute:
         found = None
     if found is not None and sdy_mesh_name(found) != mesh:  # a host callback's result, on its one device
         found = None  # is read replicated (the plan's R): so it is accumulated
-    return found or _tensor_sharding(mesh, [[]] * ir.RankedTensorType(value.type).rank)
-
-
-def _dim_axes(sharding: ir.Attribute) -> list[list[str]]:
-    return [[sdy.AxisRefAttr(a).name for a in sdy.DimensionShardingAttr(d).axes]
-            for d in sdy.TensorShardingAttr(sharding).dimension_shardings]
-
-
-def _tensor_sharding(mesh: str, dims: list[list[str]], unreduced: Iterable[str] = ()) -> ir.Attribute:
-    return sdy.TensorShardingAttr.get(
-        mesh, [sdy.DimensionShardingAttr.get([sdy.AxisRefAttr.get(a) for a in axes], is_closed=True)
-               for axes in dims],
-        unreduced_axes=[sdy.AxisRefAttr.get(a) for a in unreduced])
-
-
-def _per_value(shardings: list[ir.Attribute]) -> ir.Attribute:
-    return sdy.TensorShardingPerValueAttr.get(shardings)
+    return found or tensor_sharding(mesh, [[]] * ir.RankedTensorType(value.type).rank)
 
 
 def _partial_sums(step: _Step, axes: list[str]) -> set[ir.Value]:
@@ -265,7 +249,7 @@ def _partial_sums(step: _Step, axes: list[str]) -> set[ir.Value]:
         operands = list(op.operands)
         carries = [v in partial for v in operands]
         contracted = _contracted(op)
-        dims = [_dim_axes(step.sharding(operand)) for operand in operands[:len(contracted)]]
+        dims = [dimension_axes(step.sharding(operand)) for operand in operands[:len(contracted)]]
         if (kind == "stablehlo.dot_general" and not any(carries)) or (
                 kind == "stablehlo.reduce" and _sums(op) and not any(carries)):
             if all(_contracts(d, c, wanted) for d, c in zip(dims, contracted)):
@@ -330,9 +314,9 @@ def _is_zero(value: ir.Attribute) -> bool:
 
 def _batch_axes(step: _Step, mesh_axes: list[str]) -> list[str]:
     """The mesh axes every batch argument's leading dimension is split over, in mesh order."""
-    shared = set(_dim_axes(step.sharding(step.batch[0]))[0])
+    shared = set(dimension_axes(step.sharding(step.batch[0]))[0])
     for value in step.batch[1:]:
-        shared &= set(_dim_axes(step.sharding(value))[0])
+        shared &= set(dimension_axes(step.sharding(value))[0])
     return [a for a in mesh_axes if a in shared]
 
 
@@ -344,7 +328,7 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
     planned = {v: step.sharding(v) for v in step.crossing}
 
     def unreduced(sharding: ir.Attribute) -> ir.Attribute:
-        return _tensor_sharding(mesh, [[a for a in d if a not in axes] for d in _dim_axes(sharding)], axes)
+        return tensor_sharding(mesh, [[a for a in d if a not in axes] for d in dimension_axes(sharding)], axes)
 
     block = main.regions[0].blocks[0]
     for value in step.batch:
@@ -352,7 +336,7 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         value.set_type(ir.RankedTensorType.get([shape.shape[0] * count, *shape.shape[1:]], shape.element_type))
     # Per-example results: micro-batch i's rows go to [:, i] of a [b, B, ...] buffer, as
     # the batch's rows i, i + B, ... are micro-batch i's.
-    stacked = [(k, value, _strided(mesh, _dim_axes(step.sharding(value))), _whole_type(value, count, split=True))
+    stacked = [(k, value, _strided(mesh, dimension_axes(step.sharding(value))), _whole_type(value, count, split=True))
                for k, value in step.stacked]
 
     anchor = step.apply[0] if step.apply else step.ret
@@ -360,17 +344,18 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         if not op.is_before_in_block(anchor):
             op.move_before(anchor)
     counter_type = ir.RankedTensorType.get([], ir.IntegerType.get_signless(32))
-    replicated = _tensor_sharding(mesh, [])
+    replicated = tensor_sharding(mesh, [])
     accumulated = [unreduced(planned[v]) if v in partial else planned[v] for v in step.crossing]
     with ir.InsertionPoint(anchor):
         zero = _constant(counter_type, 0, replicated)
-        initial = [sharding_constraint(_constant(v.type, 0.0, _tensor_sharding(mesh, [[]] * ir.RankedTensorType(
+        initial = [sharding_constraint(_constant(v.type, 0.0, tensor_sharding(mesh, [[]] * ir.RankedTensorType(
             v.type).rank)), sharding) for v, sharding in zip(step.crossing, accumulated)]
         buffers = [_constant(buffer, 0, sharding) for _, _, sharding, buffer in stacked]
         types = [counter_type, *(v.type for v in step.crossing), *(buffer for *_, buffer in stacked)]
         loop = ir.Operation.create(
             "stablehlo.while", results=types, operands=[zero, *initial, *buffers],
-            attributes={SDY_SHARDING: _per_value([replicated, *accumulated, *(s for _, _, s, _ in stacked)])},
+            attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get(
+                [replicated, *accumulated, *(s for _, _, s, _ in stacked)])},
             regions=2)
     cond = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond):
@@ -378,7 +363,7 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
             "stablehlo.compare", results=[ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))],
             operands=[cond.arguments[0], _constant(counter_type, count, replicated)],
             attributes={"comparison_direction": ir.Attribute.parse("#stablehlo<comparison_direction LT>"),
-                        SDY_SHARDING: _per_value([replicated])})
+                        SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([replicated])})
         ir.Operation.create("stablehlo.return", operands=[less.result])
     body = loop.regions[1].blocks.append(*types)
     with ir.InsertionPoint(body):
@@ -387,7 +372,7 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         op.move_before(terminator)
     with ir.InsertionPoint.at_block_begin(body):
         for value in step.batch:
-            micro, view = _micro_batch(value, body.arguments[0], count, mesh, _dim_axes(step.sharding(value)))
+            micro, view = _micro_batch(value, body.arguments[0], count, mesh, dimension_axes(step.sharding(value)))
             value.replace_all_uses_except(micro, view)
     for k, value in step.whole:  # returned as given
         step.ret.operands[k] = value
@@ -414,7 +399,7 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         for (k, value, _, _), rows in zip(stacked, list(loop.results)[1 + len(step.crossing):]):
             step.ret.operands[k] = ir.Operation.create(
                 "stablehlo.reshape", results=[_whole_type(value, count)], operands=[rows],
-                attributes={SDY_SHARDING: _per_value([step.sharding(value)])}).result
+                attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([step.sharding(value)])}).result
     main.attributes["function_type"] = ir.TypeAttr.get(
         ir.FunctionType.get([a.type for a in block.arguments], [v.type for v in step.ret.operands]))
     _mark_unreduced(step, partial, unreduced)
@@ -434,7 +419,7 @@ def _mark_unreduced(step: _Step, partial: set[ir.Value], unreduced) -> None:
                     op.operands[number] = sharding_constraint(operand, step.sharding(operand))
         planned = list(sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)
         shardings = [unreduced(s) if r in partial else s for r, s in zip(op.results, planned)]
-        op.attributes[SDY_SHARDING] = _per_value(shardings)
+        op.attributes[SDY_SHARDING] = sdy.TensorShardingPerValueAttr.get(shardings)
         for result, sharding, whole in zip(op.results, shardings, planned):
             if result in partial:
                 with ir.InsertionPoint.after(op):
@@ -454,17 +439,18 @@ def _constant(value_type: ir.Type, number: float, sharding: ir.Attribute) -> ir.
     scalar = (ir.FloatAttr.get(element, number) if isinstance(element, ir.FloatType)
               else ir.IntegerAttr.get(element, int(number)))
     return ir.Operation.create("stablehlo.constant", results=[value_type], attributes={
-        "value": ir.DenseElementsAttr.get_splat(tensor, scalar), SDY_SHARDING: _per_value([sharding])}).result
+        "value": ir.DenseElementsAttr.get_splat(tensor, scalar),
+        SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([sharding])}).result
 
 
 def _binary(kind: str, lhs: ir.Value, rhs: ir.Value, sharding: ir.Attribute) -> ir.Value:
     return ir.Operation.create(kind, results=[lhs.type], operands=[lhs, rhs],
-                               attributes={SDY_SHARDING: _per_value([sharding])}).result
+                               attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([sharding])}).result
 
 
 def _strided(mesh: str, dims: list[list[str]]) -> ir.Attribute:
     """The sharding of a ``[b, ...]`` value's ``[b, B, ...]`` view: the micro-batch dimension whole."""
-    return _tensor_sharding(mesh, [dims[0], [], *dims[1:]])
+    return tensor_sharding(mesh, [dims[0], [], *dims[1:]])
 
 
 def _whole_type(value: ir.Value, count: int, split: bool = False) -> ir.Type:
@@ -475,10 +461,10 @@ def _whole_type(value: ir.Value, count: int, split: bool = False) -> ir.Type:
 
 def _put_rows(buffer: ir.Value, value: ir.Value, index: ir.Value, sharding: ir.Attribute, mesh: str) -> ir.Value:
     """``buffer`` (``[b, B, ...]``) with ``value`` (``[b, ...]``) as its ``[:, index]``."""
-    tensor, strided = ir.RankedTensorType(value.type), _per_value([sharding])
+    tensor, strided = ir.RankedTensorType(value.type), sdy.TensorShardingPerValueAttr.get([sharding])
     rows = ir.Operation.create("stablehlo.reshape", results=[_whole_type(value, 1, split=True)], operands=[value],
                                attributes={SDY_SHARDING: strided}).result
-    zero = _constant(index.type, 0, _tensor_sharding(mesh, []))  # the loop counter's type, a scalar
+    zero = _constant(index.type, 0, tensor_sharding(mesh, []))  # the loop counter's type, a scalar
     return ir.Operation.create("stablehlo.dynamic_update_slice", results=[buffer.type],
                                operands=[buffer, rows, zero, index, *([zero] * (tensor.rank - 1))],
                                attributes={SDY_SHARDING: strided}).result
@@ -490,17 +476,17 @@ def _micro_batch(value: ir.Value, index: ir.Value, count: int, mesh: str,
     and the op that reads ``value``."""
     tensor = ir.RankedTensorType(value.type)
     rows, rest, element = tensor.shape[0] // count, list(tensor.shape[1:]), tensor.element_type
-    strided = _per_value([_strided(mesh, dims)])
+    strided = sdy.TensorShardingPerValueAttr.get([_strided(mesh, dims)])
     view = ir.Operation.create(
         "stablehlo.reshape", results=[ir.RankedTensorType.get([rows, count, *rest], element)], operands=[value],
         attributes={SDY_SHARDING: strided})
     zero = _constant(ir.RankedTensorType.get([], ir.RankedTensorType(index.type).element_type), 0,
-                     _tensor_sharding(mesh, []))
+                     tensor_sharding(mesh, []))
     sliced = ir.Operation.create(
         "stablehlo.dynamic_slice", results=[ir.RankedTensorType.get([rows, 1, *rest], element)],
         operands=[view.result, zero, index, *([zero] * len(rest))],
         attributes={"slice_sizes": ir.DenseI64ArrayAttr.get([rows, 1, *rest]), SDY_SHARDING: strided}).result
     micro = ir.Operation.create(
         "stablehlo.reshape", results=[ir.RankedTensorType.get([rows, *rest], element)], operands=[sliced],
-        attributes={SDY_SHARDING: _per_value([_tensor_sharding(mesh, dims)])}).result
+        attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([tensor_sharding(mesh, dims)])}).result
     return micro, view

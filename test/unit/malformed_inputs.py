@@ -106,6 +106,25 @@ BAD_SHARDINGS = (
 )
 
 
+# Broadcasts that alpa-fold-broadcasts folds and alpa-squeeze-broadcast-operands rewrites,
+# run alone: the shardings they read are checked by them.
+BROADCASTS = """func.func @main(%arg0: tensor<4xf32>) -> tensor<2x4xf32> {{
+  %0 = stablehlo.broadcast_in_dim %arg0, dims = [1] {{mhlo.sharding = {inner}}} : (tensor<4xf32>) -> tensor<1x4xf32>
+  %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] {{mhlo.sharding = {outer}}} : (tensor<1x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}}
+"""
+
+
+def broadcast_shardings() -> list[Case]:
+    cases = []
+    for index, bad in enumerate(BAD_SHARDINGS):
+        for flag in ("--alpa-fold-broadcasts", "--alpa-squeeze-broadcast-operands"):
+            text = BROADCASTS.format(inner='"{replicated}"', outer=bad)
+            cases.append(Case(f"broadcast/{flag[2:]}-sharding-{index}", (INPUT, flag), text))
+    return cases
+
+
 def sharding_mutations(parts: list[tuple[str, str]]) -> list[Case]:
     cases = []
     for name, text in parts:
@@ -308,5 +327,5 @@ def bad_files() -> list[Case]:
 
 def corpus() -> list[Case]:
     parts = lit_parts()
-    return (ir_mutations(parts) + sharding_mutations(parts) + mesh_mutations() + option_values()
+    return (ir_mutations(parts) + sharding_mutations(parts) + broadcast_shardings() + mesh_mutations() + option_values()
             + option_semantics() + command_lines() + bad_files())
