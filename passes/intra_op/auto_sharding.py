@@ -19,6 +19,7 @@ from ...dialect.annotations import (
     sdy_meshes,
     set_module_mesh,
 )
+from ...dialect.context import walk
 from ...dialect.mesh import DeviceMesh
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
@@ -217,6 +218,12 @@ class AutoShardingPass(MeshOptions, Pass):
         except ValueError as error:
             diagnostics.error(module, str(error))
             return None
+        dynamic = _dynamic_value(func)
+        if dynamic is not None:
+            where, value_type = dynamic
+            diagnostics.error(where, f"auto-sharding needs static shapes; {value_type} has a dynamic dimension: "
+                                     "trace the function with concrete shapes")
+            return None
         mesh = DeviceMesh(physical.shape, axis_names=physical.axis_names, alpha=physical.alpha, beta=physical.beta)
         forbidden = frozenset(kind for kind, allowed in (("all-gather", self.allow_all_gather),
                                                          ("all-to-all", self.allow_all_to_all)) if not allowed)
@@ -406,3 +413,15 @@ def _planned_function(module: ir.Operation) -> ir.Operation:
         return find_main(module)
     except ValueError as error:
         raise ValueError(f"auto-sharding plans one function: {error}") from None
+
+
+def _dynamic_value(func: ir.Operation) -> tuple[ir.Operation, ir.Type] | None:
+    """The first argument (at ``func``) or op result with a dynamic dimension, and its type."""
+    for argument in func.regions[0].blocks[0].arguments:
+        if isinstance(argument.type, ir.ShapedType) and not ir.ShapedType(argument.type).has_static_shape:
+            return func, argument.type
+    for op in walk(func):
+        for result in op.results:
+            if isinstance(result.type, ir.ShapedType) and not ir.ShapedType(result.type).has_static_shape:
+                return op, result.type
+    return None

@@ -148,6 +148,9 @@ class _Step:
                       if ir.RankedTensorType(block.arguments[i].type).rank > 0]
         if not self.batch:
             raise _StepError("no batch argument has a leading dimension to split into micro-batches", main)
+        dynamic = [v.arg_number for v in self.batch if not ir.RankedTensorType(v.type).has_static_shape]
+        if dynamic:
+            raise _StepError(f"batch arguments {dynamic} have dynamic shapes; micro-batches need static ones", main)
         arg_attrs = get_value_attrs(main, "arg_attrs")
         named = [arg_attrs[v.arg_number][SDY_SHARDING] for v in self.batch if SDY_SHARDING in arg_attrs[v.arg_number]]
         meshes = [sdy_mesh_name(named[0])] if named else list(sdy_meshes(module))

@@ -62,3 +62,14 @@ func.func @scalar_batch(%arg0: tensor<4x4xf32>, %arg1: tensor<f32>) -> tensor<4x
   %0 = stablehlo.negate %arg0 {alpa.apply_grad, alpa.segment = 0 : i64} : tensor<4x4xf32>
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+// A dynamic batch: no micro-batch size to slice.
+sdy.mesh @mesh = <["x"=2]>
+// expected-error@+1 {{gradient accumulation: batch arguments [1] have dynamic shapes; micro-batches need static ones}}
+func.func @dynamic_batch(%arg0: tensor<4x4xf32>, %arg1: tensor<?x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<4x4xf32> {
+  %0 = stablehlo.dot_general %arg1, %arg1, contracting_dims = [0] x [0] {alpa.segment = 0 : i64} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<4x4xf32>
+  %1 = stablehlo.subtract %arg0, %0 {alpa.apply_grad, alpa.segment = 0 : i64} : tensor<4x4xf32>
+  return %1 : tensor<4x4xf32>
+}

@@ -152,3 +152,24 @@ module @host_callback_split attributes {alpa.mesh = {shape = array<i64: 2, 2>}} 
     return %0 : tensor<8x8xf32>
   }
 }
+
+// -----
+
+// A dynamic dimension: no tile size to plan with (it was planned as -2^63 elements).
+module @dynamic_argument attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
+  // expected-error@+1 {{auto-sharding needs static shapes; tensor<?x4xf32> has a dynamic dimension: trace the function with concrete shapes}}
+  func.func @main(%arg0: tensor<?x4xf32>, %arg1: tensor<?x4xf32>) -> tensor<?x4xf32> {
+    %0 = stablehlo.add %arg0, %arg1 : tensor<?x4xf32>
+    return %0 : tensor<?x4xf32>
+  }
+}
+
+// -----
+
+module @dynamic_result attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
+  func.func @main(%arg0: tensor<4xf32>, %arg1: tensor<1xi32>) -> tensor<?xf32> {
+    // expected-error@+1 {{auto-sharding needs static shapes; tensor<?xf32> has a dynamic dimension}}
+    %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [0] : (tensor<4xf32>, tensor<1xi32>) -> tensor<?xf32>
+    return %0 : tensor<?xf32>
+  }
+}
