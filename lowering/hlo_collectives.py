@@ -51,7 +51,7 @@ from .hlo_text import (
     Shape,
     balanced,
     computation_trips,
-    instruction_computations,
+    instructions,
     parse_instruction,
     parse_shape,
     strip_comments,
@@ -258,17 +258,14 @@ def parse_collectives(hlo_text: str, mesh: DeviceMesh | None = None) -> list[Hlo
     text = strip_comments(hlo_text)
     header = _NUM_PARTITIONS.search(text)
     num_partitions = int(header.group(1)) if header else (mesh.size if mesh else None)
-    instructions = [i for i in map(parse_instruction, text.splitlines()) if i is not None]
-    shapes = {i.name: i.shape for i in instructions}
+    listed = instructions(text)
+    shapes = {inst.name: inst.shape for inst, _ in listed}
     trips = computation_trips(text)
-    computations = instruction_computations(text)
     found = []
-    for inst in instructions:
+    for inst, computation in listed:
         kind = inst.opcode.removesuffix("-start")
-        if kind not in COLLECTIVE_KINDS:
-            continue
-        found.append(_collective(inst, kind, shapes, num_partitions, mesh,
-                                 trips.get(computations.get(inst.name, ""), 1)))
+        if kind in COLLECTIVE_KINDS:
+            found.append(_collective(inst, kind, shapes, num_partitions, mesh, trips.get(computation, 1)))
     return found
 
 
@@ -347,8 +344,8 @@ def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
             if line.lstrip().startswith("ROOT"):
                 roots.add((name, inst.name))
     users: dict[tuple[str, str], list[tuple[Instruction, int]]] = {}
-    for computation, instructions in computations.items():
-        for inst in instructions:
+    for computation, held in computations.items():
+        for inst in held:
             for position, operand in enumerate(tuple_elements(f"({inst.operands})")):
                 tokens = operand.split()
                 if tokens:
@@ -382,8 +379,8 @@ def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
         return True
 
     found = {}
-    for computation, instructions in computations.items():
-        for inst in instructions:
+    for computation, held in computations.items():
+        for inst in held:
             if inst.opcode.removesuffix("-start") != "all-reduce":
                 continue
             elements = parse_shape(inst.shape)

@@ -95,17 +95,15 @@ def parse_instruction(line: str) -> Instruction | None:
                         line[opcode.end():close - 1], line[close:])
 
 
-def instruction_computations(hlo_text: str) -> dict[str, str]:
-    """The computation each instruction (by name) belongs to."""
-    found, name = {}, ""
+def instructions(hlo_text: str) -> list[tuple[Instruction, str]]:
+    """Every instruction, in text order, with the computation it belongs to."""
+    found, name = [], ""
     for line in strip_comments(hlo_text).splitlines():
         header = COMPUTATION.match(line)
         if header:
             name = header.group("name")
-            continue
-        inst = parse_instruction(line)
-        if inst is not None:
-            found[inst.name] = name
+        elif (inst := parse_instruction(line)) is not None:
+            found.append((inst, name))
     return found
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,7 +10,7 @@ import pytest
 
 import alpa_mlir
 from alpa_mlir import AutoShardingError, DataParallel, ShardParallel, parallelize
-from alpa_mlir.lowering.hlo_collectives import instruction_computations, parse_collectives
+from alpa_mlir.lowering.hlo_collectives import parse_collectives
 
 TOLERANCE = {"rtol": 1e-5, "atol": 1e-5}
 
@@ -53,20 +51,11 @@ def assert_matches_jit(step) -> None:
         np.testing.assert_allclose(np.asarray(a), np.asarray(e), **TOLERANCE)
 
 
-def all_reduce_bytes(hlo_text: str, trips: int) -> tuple[int, int]:
-    """Bytes all-reduced per step, and of those inside a loop: a collective in a ``while``
-    body runs once per trip (``parse_collectives`` lists it once)."""
-    bodies = set(re.findall(r"body=%?([\w.\-]+)", hlo_text))
-    computation = instruction_computations(hlo_text)
-    total = inside = 0
-    for collective in parse_collectives(hlo_text):
-        if collective.kind != "all-reduce":
-            continue
-        if computation[collective.name] in bodies:
-            inside += collective.bytes * trips
-        else:
-            total += collective.bytes
-    return total + inside, inside
+def all_reduce_bytes(hlo_text: str) -> tuple[int, int]:
+    """Bytes all-reduced per step, and of those inside a loop (once per trip)."""
+    found = [c for c in parse_collectives(hlo_text) if c.kind == "all-reduce"]
+    inside = sum(c.bytes * c.trips for c in found if c.trips > 1)
+    return inside + sum(c.bytes for c in found if c.trips == 1), inside
 
 
 @pytest.mark.parametrize("mesh_shape,micro_batches", [((1, 4), 2), ((1, 4), 4), ((2, 2), 2)])
@@ -187,7 +176,7 @@ def test_gradients_are_reduced_once_per_step():
     for micro_batches in (1, 2):
         method = DataParallel(mesh_shape=(1, 4), num_micro_batches=micro_batches)
         hlo = parallelize(train_step, method=method).get_hlo_text(params, batch)
-        per_step[micro_batches] = all_reduce_bytes(hlo, micro_batches)
+        per_step[micro_batches] = all_reduce_bytes(hlo)
     # Gradients and loss: 32 + 8 + 16 * 32 + 32 * 8 + 1 floats, reduced after the loop.
     assert per_step[1] == per_step[2] == (4 * (32 + 8 + 16 * 32 + 32 * 8 + 1), 0)
 

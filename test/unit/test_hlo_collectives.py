@@ -15,14 +15,13 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.sharding import ShardingSpec
 from alpa_mlir.lowering.hlo_collectives import (
     HloParseError,
-    computation_trips,
     dtype_bits,
-    instruction_computations,
     mesh_axes_of_groups,
     parse_collectives,
     ring_factor,
     sliced_all_reduce_elements,
 )
+from alpa_mlir.lowering.hlo_text import computation_trips, instructions
 from alpa_mlir.lowering.spmd import compile_module
 
 MESH_2X4 = DeviceMesh((2, 4))
@@ -298,7 +297,7 @@ def test_ring_factor() -> None:
     assert ring_factor("collective-permute", 2) == 1.0
 
 
-def test_instruction_computations_names_each_instructions_computation():
+def test_instructions_name_each_instructions_computation():
     text = """HloModule m
 
 %body (p: f32[4]) -> f32[4] {
@@ -311,7 +310,7 @@ ENTRY %main (x: f32[4]) -> f32[4] {
   ROOT %y = f32[4]{0} negate(%x)
 }
 """
-    assert instruction_computations(text) == {"p": "body", "ar": "body", "x": "main", "y": "main"}
+    assert {inst.name: c for inst, c in instructions(text)} == {"p": "body", "ar": "body", "x": "main", "y": "main"}
 
 
 def test_computation_trips_multiply_through_nested_loops_and_sum_over_callers() -> None:
