@@ -23,6 +23,8 @@ from jax._src.lib.mlir import ir
 from .accumulation import micro_batching
 from .dialect.context import make_context
 from .dialect.mesh import DeviceMesh
+from .exported import export_planned
+from .jax_shardings import named_sharding
 from .lowering.spmd import compile_module, read_signature
 from .markers import lower, lower_traced
 from .methods import ShardParallel, device_memory_budget
@@ -169,6 +171,31 @@ class ParallelizedFunction:
     def lower(self, *args: Any, **kwargs: Any) -> jax.stages.Lowered:
         """The unplanned ``jax.jit`` lowering of the function: the compiler's input."""
         return lower(self._jitted, *args, **kwargs)
+
+    def export(self, *args: Any, **kwargs: Any) -> jax.export.Exported:
+        """The planned step for these arguments as a ``jax.export.Exported`` (see
+        :mod:`alpa_mlir.exported`): the annotated module with the plan's shardings, mesh and
+        device count. Its ``call`` takes the dynamic (non-static) arguments, on
+        ``in_shardings_jax(mesh)`` or inside a ``jax.jit``; ``serialize()`` and
+        ``jax.export.deserialize`` carry it to another process. Keyword arguments are
+        passed positionally (an export's shardings cover positional arguments)."""
+        program, _ = self._program(args, kwargs)
+        args, kwargs = positional_call(self._parameters, args, kwargs, self._name)
+        if kwargs:
+            raise TypeError(f"export: {self._name} takes keyword arguments {sorted(kwargs)} that cannot be passed "
+                            "positionally; an export's shardings cover positional arguments only")
+        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name,
+                                   declared=self._declared)
+        jax_mesh = program.mesh.to_jax_mesh(program.devices)
+        dynamic = tuple(a for i, a in enumerate(args) if i not in static)
+        in_shardings = jax.tree_util.tree_unflatten(
+            jax.tree_util.tree_structure(dynamic),
+            [named_sharding(a.spec, program.mesh, jax_mesh) for a in program.plan.arguments])
+        out_shardings = jax.tree_util.tree_unflatten(
+            program.out_tree, [named_sharding(v.spec, program.mesh, jax_mesh) for v in program.plan.results])
+        jitted = jax.jit(self.fn, static_argnums=static, in_shardings=in_shardings, out_shardings=out_shardings,
+                         keep_unused=True)
+        return export_planned(jitted, args, program.module_text, program.mesh, self._name)
 
     def save_plan(self, path: str | os.PathLike, *args: Any, details: bool = False, **kwargs: Any) -> SavedPlan:
         """Save the plan for these arguments with its annotated module; reload with ``load_plan=path``.

@@ -272,6 +272,66 @@ def hf_gpt2(name: str, layers: int, hidden: int, heads: int, seq_len: int, vocab
                     "c_attn is fused q|k|v: splitting its 3h rows is not head-aligned")
 
 
+def hf_flax(name: str, family: str, layers: int, hidden: int, heads: int, seq_len: int, vocab: int,
+            batch: int) -> Workload:
+    """A Hugging Face Flax model of ``family`` from a small config (random init, nothing
+    downloaded), trained with AdamW: ``bert`` (``FlaxBertForMaskedLM``: masked-token
+    cross-entropy on every position), ``llama`` (``FlaxLlamaForCausalLM``, next-token
+    cross-entropy; as many K/V heads as heads: its Flax port fails to initialize with
+    fewer), ``vit`` (``FlaxViTForImageClassification``,
+    ``seq_len`` x ``seq_len`` images of 4 x 4 patches, ``vocab`` classes); ``gpt2`` is
+    :func:`hf_gpt2`. No Megatron rules."""
+    if family == "gpt2":
+        return hf_gpt2(name, layers, hidden, heads, seq_len, vocab, batch)
+    _require("transformers", "transformers<5")
+    _require("flax", "flax")
+    _require("optax", "optax")
+    import optax
+    import transformers
+    from transformers.utils import logging
+
+    logging.set_verbosity_error()
+    sizes = dict(num_hidden_layers=layers, hidden_size=hidden, num_attention_heads=heads,
+                 intermediate_size=4 * hidden)
+    if family == "bert":
+        model = transformers.FlaxBertForMaskedLM(transformers.BertConfig(
+            vocab_size=vocab, max_position_embeddings=seq_len, **sizes), _do_init=False)
+        inputs = {"input_ids": jax.ShapeDtypeStruct((batch, seq_len), jnp.int32)}
+    elif family == "llama":
+        model = transformers.FlaxLlamaForCausalLM(transformers.LlamaConfig(
+            vocab_size=vocab, max_position_embeddings=seq_len, num_key_value_heads=heads, **sizes),
+            _do_init=False)
+        inputs = {"input_ids": jax.ShapeDtypeStruct((batch, seq_len), jnp.int32)}
+    elif family == "vit":
+        model = transformers.FlaxViTForImageClassification(transformers.ViTConfig(
+            image_size=seq_len, patch_size=4, num_labels=vocab, **sizes), _do_init=False)
+        inputs = {"pixel_values": jax.ShapeDtypeStruct((batch, 3, seq_len, seq_len), jnp.float32),
+                  "labels": jax.ShapeDtypeStruct((batch,), jnp.int32)}
+    else:
+        raise ValueError(f"hf_flax: unknown family {family!r} (gpt2, bert, llama, vit)")
+    params = _abstract(lambda key: model.init_weights(key, model.input_shape), jax.random.key(0))
+    tx = optax.adamw(1e-3)
+
+    def loss(params: Any, batch: dict) -> jax.Array:
+        if family == "vit":
+            logits, labels = model(batch["pixel_values"], params=params, train=False).logits, batch["labels"]
+        else:
+            logits, labels = model(batch["input_ids"], params=params, train=False).logits, batch["input_ids"]
+            if family == "llama":
+                logits, labels = logits[:, :-1], labels[:, 1:]
+        logp = jax.nn.log_softmax(logits)
+        return -jnp.mean(jnp.take_along_axis(logp, labels[..., None], axis=-1))
+
+    def update(params: Any, grads: Any, state: Any) -> tuple[Any, Any]:
+        updates, state = tx.update(grads, state, params)
+        return optax.apply_updates(params, updates), state
+
+    description = (f"transformers {transformers.__version__} {type(model).__name__}, {layers} layers, hidden "
+                   f"{hidden}, {heads} heads, {'image' if family == 'vit' else 'seq'} {seq_len}, "
+                   f"{'classes' if family == 'vit' else 'vocab'} {vocab}, batch {batch}, optax.adamw")
+    return Workload(name, description, _adam_step(loss, update), (params, _abstract(tx.init, params)), inputs, None)
+
+
 # -------------------------------------------------------------- the zoo
 
 def zoo(quick: bool) -> dict[str, Callable[[], Workload]]:

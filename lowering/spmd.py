@@ -144,11 +144,11 @@ def read_signature(module: ir.Module) -> ModuleSignature:
                            max((i + 1 for i in indices if i is not None), default=0))
 
 
-def _load(module: ir.Module | str, mesh: DeviceMesh, partitioner: Partitioner,
-          digest: bool) -> tuple[bytes, bool, bytes | None, ModuleSignature]:
-    """Bytecode, :func:`_xla_bytecode`'s Shardy flag and digest (where ``digest``), and the
-    signature of a module object (from any context) or its text. A module object is copied,
-    not changed."""
+def xla_bytecode(module: ir.Module | str, mesh: DeviceMesh, partitioner: Partitioner,
+                 digest: bool = False) -> tuple[bytes, bool, bytes | None, ModuleSignature]:
+    """What XLA is given to compile ``module`` for ``mesh``: its bytecode, whether it is for
+    Shardy, its digest (where ``digest``) and its signature (see :func:`_xla_bytecode`).
+    ``module`` is a module object (from any context), copied rather than changed, or its text."""
     if isinstance(module, str):
         with make_context():
             try:
@@ -314,7 +314,7 @@ def compile_module(module: ir.Module | str, mesh: DeviceMesh, devices: Sequence[
     partitioner = partitioner or default_partitioner()
     if partitioner not in ("shardy", "gspmd"):
         raise LoweringError(f"partitioner must be 'shardy' or 'gspmd', got {partitioner!r}")
-    bytecode, use_shardy, digest, signature = _load(module, mesh, partitioner, shared is not None)
+    bytecode, use_shardy, digest, signature = xla_bytecode(module, mesh, partitioner, shared is not None)
     if signature.num_partitions is not None and signature.num_partitions != mesh.size:
         raise LoweringError(
             f"module has mhlo.num_partitions = {signature.num_partitions} but mesh {list(mesh.shape)} has "
