@@ -276,9 +276,9 @@ def hf_flax(name: str, family: str, layers: int, hidden: int, heads: int, seq_le
             batch: int) -> Workload:
     """A Hugging Face Flax model of ``family`` from a small config (random init, nothing
     downloaded), trained with AdamW: ``bert`` (``FlaxBertForMaskedLM``: masked-token
-    cross-entropy on every position), ``llama`` (``FlaxLlamaForCausalLM``, next-token
-    cross-entropy; as many K/V heads as heads: its Flax port fails to initialize with
-    fewer), ``vit`` (``FlaxViTForImageClassification``,
+    cross-entropy on every position), ``llama`` (``FlaxLlamaForCausalLM``, half as many K/V heads as heads, next-token
+    cross-entropy; its Flax port keeps only ``max_position_embeddings`` of the rotary
+    table's 2 x head-dimension columns, so that is at least those), ``vit`` (``FlaxViTForImageClassification``,
     ``seq_len`` x ``seq_len`` images of 4 x 4 patches, ``vocab`` classes); ``gpt2`` is
     :func:`hf_gpt2`. No Megatron rules."""
     if family == "gpt2":
@@ -299,7 +299,8 @@ def hf_flax(name: str, family: str, layers: int, hidden: int, heads: int, seq_le
         inputs = {"input_ids": jax.ShapeDtypeStruct((batch, seq_len), jnp.int32)}
     elif family == "llama":
         model = transformers.FlaxLlamaForCausalLM(transformers.LlamaConfig(
-            vocab_size=vocab, max_position_embeddings=seq_len, num_key_value_heads=heads, **sizes),
+            vocab_size=vocab, max_position_embeddings=max(seq_len, 2 * hidden // heads),
+            num_key_value_heads=max(1, heads // 2), **sizes),
             _do_init=False)
         inputs = {"input_ids": jax.ShapeDtypeStruct((batch, seq_len), jnp.int32)}
     elif family == "vit":
