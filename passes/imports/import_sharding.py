@@ -31,6 +31,7 @@ from ...dialect.annotations import (
 )
 from ...dialect.host_callbacks import DEFAULT_DEVICE, callback_sharding, is_host_callback, maximal_device
 from ...dialect.mesh import DeviceMesh
+from ...dialect.mesh_attr import mesh_from_attr
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sdy import mesh_from_sdy, spec_from_sdy
 from ...dialect.sharding import (
@@ -83,7 +84,9 @@ class ImportShardingPass(MeshOptions, Pass):
               {mhlo.sharding = "{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}"})
 
     Manual regions (``sdy.manual_computation``, shard_map's custom calls), several
-    distinct meshes, sub-axes and shardings the mesh cannot express are errors.
+    distinct meshes, an ``alpa.mesh`` that disagrees with the ``sdy.mesh`` (without
+    ``mesh-shape`` to choose), a value whose ``sdy.sharding`` and ``mhlo.sharding``
+    place it differently, sub-axes and shardings the mesh cannot express are errors.
     """
 
     name = "alpa-import-sharding"
@@ -141,6 +144,13 @@ class ImportShardingPass(MeshOptions, Pass):
                     f"option 'mesh-shape' {list(option.shape)} has {option.size} devices but the "
                     f"module's sdy mesh has {found.size}"
                 )
+            if option is None and MESH_ATTR in module.attributes:
+                declared = mesh_from_attr(module.attributes[MESH_ATTR])
+                if (declared.shape, declared.device_ids) != (found.shape, found.device_ids):
+                    raise ShardingImportError(
+                        f"the module's alpa.mesh (shape {list(declared.shape)}, devices {list(declared.device_ids)}) "
+                        f"and its sdy.mesh (shape {list(found.shape)}, devices {list(found.device_ids)}) disagree; "
+                        "keep one of them, or choose with option 'mesh-shape'")
             mesh = option or found
         else:
             mesh = module_mesh(module, self)
@@ -188,11 +198,19 @@ def _from_sdy(attr: ir.Attribute, value_type: ir.Type, mesh: DeviceMesh | None,
 
 def _value_sharding(attrs: dict[str, ir.Attribute], value_type: ir.Type, mesh: DeviceMesh | None,
                     meshes: dict[str, ir.Attribute]) -> str | None:
-    if SDY_SHARDING in attrs:
-        return _from_sdy(attrs[SDY_SHARDING], value_type, mesh, meshes)
-    if MHLO_SHARDING in attrs:
-        return _canonical(sharding_text(attrs[MHLO_SHARDING]), mesh, value_type)
-    return None
+    shardy = _from_sdy(attrs[SDY_SHARDING], value_type, mesh, meshes) if SDY_SHARDING in attrs else None
+    gspmd = _canonical(sharding_text(attrs[MHLO_SHARDING]), mesh, value_type) if MHLO_SHARDING in attrs else None
+    return _agreed(shardy, gspmd, attrs.get(SDY_SHARDING), attrs.get(MHLO_SHARDING))
+
+
+def _agreed(shardy: str | None, gspmd: str | None, sdy_attr: ir.Attribute | None,
+            mhlo_attr: ir.Attribute | None) -> str | None:
+    """The one sharding a value's ``sdy.sharding`` (canonical ``shardy``; ``None``: open or
+    absent) and ``mhlo.sharding`` (canonical ``gspmd``) give it; they must not disagree."""
+    if shardy is not None and gspmd is not None and shardy != gspmd:
+        raise ShardingImportError(f"sdy.sharding {sdy_attr} and mhlo.sharding '{sharding_text(mhlo_attr)}' place the "
+                                  f"value differently ('{shardy}' against '{gspmd}'); keep one of them")
+    return shardy if shardy is not None else gspmd
 
 
 def _import_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.Attribute]) -> None:
@@ -221,30 +239,36 @@ def _import_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.A
     if op.name.startswith("sdy.") and op.name != "sdy.return":
         raise ShardingImportError(f"'{op.name}' is not supported by alpa-import-sharding")
     results = [r.type for r in op.results]
+    shardy = gspmd = None
     if SDY_SHARDING in op.attributes:
         per_value = list(sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)
         texts = [_from_sdy(s, t, mesh, meshes) for s, t in zip(per_value, results)]
-        del op.attributes[SDY_SHARDING]
-        if all(t is None for t in texts):
-            return
-        if any(t is None for t in texts):
+        if any(t is None for t in texts) and not all(t is None for t in texts):
             raise ShardingImportError("some results have open shardings and others pinned ones; "
                                "pin all results of the op or none")
-        op.attributes[MHLO_SHARDING] = string_attr(texts[0] if len(texts) == 1 else
-                                                   "{" + ", ".join(texts) + "}")
-    elif MHLO_SHARDING in op.attributes:
-        text = sharding_text(op.attributes[MHLO_SHARDING])
-        parsed = parse_mhlo_sharding(text)
-        if isinstance(parsed, tuple):
-            if len(parsed) != len(results):
-                raise ShardingImportError(f"tuple sharding '{text}' has {len(parsed)} elements but the op "
-                                   f"has {len(results)} results")
-            canonical = [_canonical(format_mhlo_sharding(p), mesh, t) for p, t in zip(parsed, results)]
-            op.attributes[MHLO_SHARDING] = string_attr("{" + ", ".join(canonical) + "}")
-        elif len(results) != 1:
-            raise ShardingImportError(f"sharding '{text}' is not a tuple but the op has {len(results)} results")
-        else:
-            op.attributes[MHLO_SHARDING] = string_attr(_canonical(text, mesh, results[0]))
+        if texts and texts[0] is not None:
+            shardy = texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}"
+    if MHLO_SHARDING in op.attributes:
+        gspmd = _canonical_op(sharding_text(op.attributes[MHLO_SHARDING]), results, mesh)
+    text = _agreed(shardy, gspmd, op.attributes[SDY_SHARDING] if SDY_SHARDING in op.attributes else None,
+                   op.attributes[MHLO_SHARDING] if MHLO_SHARDING in op.attributes else None)
+    if SDY_SHARDING in op.attributes:
+        del op.attributes[SDY_SHARDING]
+    if text is not None:
+        op.attributes[MHLO_SHARDING] = string_attr(text)
+
+
+def _canonical_op(text: str, results: list[ir.Type], mesh: DeviceMesh | None) -> str:
+    """The canonical ``mhlo.sharding`` of an op with ``results`` (a tuple for several)."""
+    parsed = parse_mhlo_sharding(text)
+    if isinstance(parsed, tuple):
+        if len(parsed) != len(results):
+            raise ShardingImportError(f"tuple sharding '{text}' has {len(parsed)} elements but the op "
+                                      f"has {len(results)} results")
+        return "{" + ", ".join(_canonical(format_mhlo_sharding(p), mesh, t) for p, t in zip(parsed, results)) + "}"
+    if len(results) != 1:
+        raise ShardingImportError(f"sharding '{text}' is not a tuple but the op has {len(results)} results")
+    return _canonical(text, mesh, results[0])
 
 
 def _import_callback(op: ir.Operation, meshes: dict[str, ir.Attribute]) -> None:

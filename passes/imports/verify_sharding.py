@@ -46,6 +46,9 @@ class VerifyShardingPass(MeshOptions, Pass):
       the ``mesh-shape`` option, else the module's ``alpa.mesh``, else a 1-D mesh of
       ``mhlo.num_partitions`` devices); a maximal device exists on the mesh.
 
+    A nested ``builtin.module`` is an error at it: the passes read the top-level
+    module's functions only, so nothing inside one would be verified or planned.
+
     Every problem is an error at its op (or function argument); a dimension that does
     not divide by its number of shards is a warning (XLA pads the last shards, which
     wastes memory and compute). The IR is unchanged.
@@ -65,6 +68,11 @@ class VerifyShardingPass(MeshOptions, Pass):
         except ValueError as error:
             diagnostics.error(module, str(error))
             return
+        for op in module.regions[0].blocks[0].operations:
+            if op.operation.name == "builtin.module":
+                diagnostics.error(op, "a nested builtin.module: alpa's passes read the top-level module's functions "
+                                      "only, so its shardings would be neither verified nor planned; give its "
+                                      "functions to alpa as a module of their own")
         meshes = sdy_meshes(module)
         for func in funcs(module):
             for which, label in (("arg_attrs", "argument"), ("res_attrs", "result")):

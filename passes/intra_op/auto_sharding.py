@@ -19,6 +19,7 @@ from ...dialect.annotations import (
     sdy_meshes,
     set_module_mesh,
 )
+from ...dialect.calls import unplannable_call
 from ...dialect.context import walk
 from ...dialect.mesh import DeviceMesh
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
@@ -223,6 +224,10 @@ class AutoShardingPass(MeshOptions, Pass):
             where, value_type = dynamic
             diagnostics.error(where, f"auto-sharding needs static shapes; {value_type} has a dynamic dimension: "
                                      "trace the function with concrete shapes")
+            return None
+        call = unplannable_call(module, func)
+        if call is not None:
+            diagnostics.error(*call)
             return None
         mesh = DeviceMesh(physical.shape, axis_names=physical.axis_names, alpha=physical.alpha, beta=physical.beta)
         forbidden = frozenset(kind for kind, allowed in (("all-gather", self.allow_all_gather),

@@ -10,7 +10,10 @@ command line), no traceback, no internal error, no output. Kinds:
 - bad ``mhlo.sharding`` values on the lit inputs' annotated values, bad ``sdy.mesh``
   and ``alpa.mesh`` attributes, a partition count that contradicts the mesh;
 - bad values for every option of every registered pass, by option type;
-- bad pipelines, flags and files; input nested thousands deep.
+- bad pipelines, flags and files; input nested thousands deep;
+- modules that parse and verify but cannot be planned as written: recursive calls,
+  calls to declarations, a nested module, an ``sdy.sharding`` and an ``mhlo.sharding``
+  (or an ``alpa.mesh`` and an ``sdy.mesh``) that disagree.
 
 The cases are plain data, built without running anything (the lit inputs are parsed
 once to keep only the parts that are valid to begin with).
@@ -186,6 +189,48 @@ def mesh_mutations() -> list[Case]:
     return cases
 
 
+# Modules every line of which parses and verifies, but which no pass can plan as written:
+# calls the inliner leaves (recursion, a declaration), a nested module, shardings that
+# contradict each other. (name, the module's functions and attributes).
+CALLS = """module @m attributes {{alpa.mesh = {{shape = array<i64: 2, 2>}}}} {{
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {{
+    %0 = func.call @{callee}(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }}
+{extra}}}
+"""
+BODY = """  func.func private @{name}(%arg0: tensor<8xf32>) -> tensor<8xf32> {{
+    %0 = func.call @{callee}(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }}
+"""
+CONFLICTS = """module @m attributes {{{mesh}mhlo.num_partitions = 8 : i32}} {{
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func @main(%arg0: tensor<8x16xf32> {{sdy.sharding = #sdy.sharding<@mesh, [{{"x"}}, {{}}]>{mhlo}}}) \
+-> tensor<8x16xf32> {{
+    return %arg0 : tensor<8x16xf32>
+  }}
+}}
+"""
+
+
+def unplannable_modules() -> list[Case]:
+    planned = (INPUT, "--pass-pipeline=builtin.module(alpa-import-pipeline, alpa-auto-sharding)")
+    modules = {
+        "calls/self": CALLS.format(callee="main", extra=""),
+        "calls/cycle": CALLS.format(callee="f", extra=BODY.format(name="f", callee="g")
+                                    + BODY.format(name="g", callee="f")),
+        "calls/self-helper": CALLS.format(callee="f", extra=BODY.format(name="f", callee="f")),
+        "calls/declaration": CALLS.format(callee="f", extra="  func.func private @f(tensor<8xf32>) -> tensor<8xf32>\n"),
+        "nested-module": 'module @outer {\n  module @inner {\n    func.func @main(%arg0: tensor<8xf32> '
+                         '{mhlo.sharding = "{manual}"}) -> tensor<8xf32> {\n      return %arg0 : tensor<8xf32>\n'
+                         '    }\n  }\n}\n',
+        "conflict/sdy-mhlo": CONFLICTS.format(mesh="", mhlo=', mhlo.sharding = "{devices=[1,8]<=[8]}"'),
+        "conflict/alpa-sdy-mesh": CONFLICTS.format(mesh="alpa.mesh = {shape = array<i64: 4, 2>}, ", mhlo=""),
+    }
+    return [Case(f"unplannable/{name}", planned, text) for name, text in modules.items()]
+
+
 # Values no option of the type can mean.
 BAD_VALUES = {
     "int": ("x", "1.5", "99999999999999999999", "-99999999999999999999", "4294967296"),
@@ -328,4 +373,4 @@ def bad_files() -> list[Case]:
 def corpus() -> list[Case]:
     parts = lit_parts()
     return (ir_mutations(parts) + sharding_mutations(parts) + broadcast_shardings() + mesh_mutations() + option_values()
-            + option_semantics() + command_lines() + bad_files())
+            + option_semantics() + command_lines() + bad_files() + unplannable_modules())

@@ -167,3 +167,17 @@ module @host_callback_unplaced attributes {mhlo.num_partitions = 4 : i32} {
     return %0 : tensor<8xf32>
   }
 }
+
+// -----
+
+// An sdy.sharding and an mhlo.sharding that place a value alike become one mhlo.sharding
+// (a disagreement is an error: import_sharding_errors.mlir).
+// CHECK-LABEL: module @agreeing_shardings
+// CHECK: func.func @main(%arg0: tensor<8x16xf32> {mhlo.sharding = "{devices=[8,1]<=[8]}"})
+// CHECK-NOT: sdy.sharding
+module @agreeing_shardings attributes {mhlo.num_partitions = 8 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x", "y"}, {}]>, mhlo.sharding = "{devices=[8,1]<=[8]}"}) -> tensor<8x16xf32> {
+    return %arg0 : tensor<8x16xf32>
+  }
+}

@@ -111,3 +111,37 @@ module @host_callback_on_mesh attributes {mhlo.num_partitions = 4 : i32} {
     return %0 : tensor<8xf32>
   }
 }
+
+// -----
+
+// An sdy.sharding and an mhlo.sharding on one value must agree (the sdy one used to win
+// silently) ...
+module @conflicting_argument attributes {mhlo.num_partitions = 8 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  // expected-error@+1 {{argument #0: sdy.sharding #sdy.sharding<@mesh, [{"x"}, {}]> and mhlo.sharding '{devices=[1,8]<=[8]}' place the value differently ('{devices=[2,1,4]<=[8] last_tile_dim_replicate}' against '{devices=[1,8]<=[8]}'); keep one of them}}
+  func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>, mhlo.sharding = "{devices=[1,8]<=[8]}"}) -> tensor<8x16xf32> {
+    return %arg0 : tensor<8x16xf32>
+  }
+}
+
+// -----
+
+module @conflicting_op attributes {mhlo.num_partitions = 8 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func @main(%arg0: tensor<8x16xf32>) -> tensor<8x16xf32> {
+    // expected-error@+1 {{place the value differently ('{devices=[1,4,2]<=[2,4]T(1,0) last_tile_dim_replicate}' against '{replicated}')}}
+    %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {"y"}]>]>, mhlo.sharding = "{replicated}"} : tensor<8x16xf32>
+    return %0 : tensor<8x16xf32>
+  }
+}
+
+// -----
+
+// ... and so must the module's alpa.mesh and its sdy.mesh.
+// expected-error@+1 {{the module's alpa.mesh (shape [4, 2], devices [0, 1, 2, 3, 4, 5, 6, 7]) and its sdy.mesh (shape [2, 4], devices [0, 1, 2, 3, 4, 5, 6, 7]) disagree; keep one of them, or choose with option 'mesh-shape'}}
+module @conflicting_meshes attributes {alpa.mesh = {shape = array<i64: 4, 2>}, mhlo.num_partitions = 8 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=4]>
+  func.func @main(%arg0: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x16xf32> {
+    return %arg0 : tensor<8x16xf32>
+  }
+}

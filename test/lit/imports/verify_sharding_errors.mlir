@@ -134,3 +134,15 @@ module attributes {mhlo.num_partitions = 8 : i32} {
     return %0 : tensor<8xf32>
   }
 }
+
+// -----
+
+// A nested module is not read: its {manual} sharding would pass unreported.
+module @outer {
+  // expected-error@+1 {{a nested builtin.module: alpa's passes read the top-level module's functions only, so its shardings would be neither verified nor planned; give its functions to alpa as a module of their own}}
+  module @inner {
+    func.func @main(%arg0: tensor<8xf32> {mhlo.sharding = "{manual}"}) -> tensor<8xf32> {
+      return %arg0 : tensor<8xf32>
+    }
+  }
+}

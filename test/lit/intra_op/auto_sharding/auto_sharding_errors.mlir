@@ -173,3 +173,44 @@ module @dynamic_result attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
     return %0 : tensor<?xf32>
   }
 }
+
+// -----
+
+// Calls the inliner leaves behind are neither planned nor compiled: recursion ...
+module @self_recursive attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error@+1 {{@main calls @main, which is recursive (@main -> @main): XLA cannot compile recursion; write it as a loop (lax.while_loop, lax.scan)}}
+    %0 = func.call @main(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}
+
+// -----
+
+module @call_cycle attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error@+1 {{@main calls @f, which is recursive (@f -> @g -> @f)}}
+    %0 = func.call @f(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+  func.func private @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = func.call @g(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+  func.func private @g(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    %0 = func.call @f(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+}
+
+// -----
+
+// ... and calls to a declaration.
+module @call_to_declaration attributes {alpa.mesh = {shape = array<i64: 2, 2>}} {
+  func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
+    // expected-error@+1 {{@main calls @external, a declaration with no body: there is nothing to plan or compile; define it in the module}}
+    %0 = func.call @external(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+    return %0 : tensor<8xf32>
+  }
+  func.func private @external(tensor<8xf32>) -> tensor<8xf32>
+}
