@@ -94,7 +94,8 @@ class AutoShardingPass(MeshOptions, Pass):
     with the plan (``remat_choice.py``, ``alpa-rematerialize``).
     Errors: invalid options (named), an infeasible memory budget (with the memory the step
     needs at least, and with micro-batches, a smaller batch or more devices), a pinned
-    sharding the op cannot produce, a host callback off the mesh or split over it.
+    sharding the op cannot produce, a host callback off the mesh or split over it, a
+    dynamic dimension, a recursive call or a call to a declaration (``dialect/calls.py``).
     """
 
     name = "alpa-auto-sharding"
