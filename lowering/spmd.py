@@ -48,6 +48,7 @@ from .clamp_dynamic_slice_starts import ClampDynamicSliceStartsPass
 from .hlo_collectives import HloCollective, parse_collectives
 from .reshape_degenerate_transposes import ReshapeDegenerateTransposesPass
 from .squeeze_broadcast_operands import SqueezeBroadcastOperandsPass
+from .widen_split_contractions import WidenSplitContractionsPass
 
 JaxSharding = NamedSharding | GSPMDSharding
 Partitioner = Literal["shardy", "gspmd"]
@@ -173,7 +174,8 @@ def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: Device
     partitioner's slices of a dynamic slice with the wrong clamp),
     ``alpa-reshape-degenerate-transposes`` (its import drops the sharding of such a
     transpose) and ``alpa-squeeze-broadcast-operands`` (its partitioner all-reduces a
-    broadcast operand split along a size-1 dimension). Then, for Shardy, the
+    broadcast operand split along a size-1 dimension) and ``alpa-widen-split-contractions``
+    (its partitioner rounds a 16-bit dot's partial sums before it adds them). Then, for Shardy, the
     ``mhlo.sharding`` annotations in ``sdy`` form, every op's sharding pinned by a
     closed ``sdy.sharding_constraint`` (XLA's Shardy import keeps no other op
     shardings), so that Shardy's propagation has nothing left to choose and XLA
@@ -182,7 +184,7 @@ def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: Device
     stays with GSPMD.
     """
     for xla_workaround in (ClampDynamicSliceStartsPass(), ReshapeDegenerateTransposesPass(),
-                           SqueezeBroadcastOperandsPass()):
+                           SqueezeBroadcastOperandsPass(), WidenSplitContractionsPass()):
         xla_workaround.apply(module, Diagnostics([]))
     use_shardy = signature.uses_shardy
     if partitioner == "shardy" and not use_shardy:

@@ -133,8 +133,8 @@ def _algorithms(space: IterationSpace, loop_axes: LoopAxes, result_shapes: Seque
     # Table 3: partial sums of a split reduction loop meet in one all-reduce per
     # result, over the reduction loops' axes, on the result's tile.
     all_reduces = tuple(
-        collective("all-reduce", tile_bytes(spec, result_shapes[r], result_itemsizes[r], mesh),
-                   reduction_axes, mesh)
+        collective("all-reduce", tile_bytes(spec, result_shapes[r], space.partial_itemsize or result_itemsizes[r],
+                                            mesh), reduction_axes, mesh)
         for r, spec in enumerate(results) if spec is not None
     )
     strategies = [Strategy(name, loop_axes, operands, results, all_reduces)]

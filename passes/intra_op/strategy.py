@@ -37,6 +37,9 @@ class IterationSpace:
       heavy: matmul-like ops (dot, convolution) whose computation should never be
         replicated (Sec. 4.2, compute cost).
       flops: floating-point operations of the whole op.
+      partial_itemsize: bytes per element of the partial results a split reduction
+        loop leaves, where not the result's: 4 for a 16-bit float contraction, whose
+        partials the lowering sums in f32 (``alpa-widen-split-contractions``).
     """
 
     loop_sizes: tuple[int, ...]
@@ -45,6 +48,7 @@ class IterationSpace:
     reducer: Reducer | None = None
     heavy: bool = False
     flops: float = 0.0
+    partial_itemsize: int | None = None
 
     @property
     def reduction_loops(self) -> tuple[int, ...]:

@@ -205,7 +205,9 @@ def reshape(op: ir.Operation) -> IterationSpace | None:
 @register_rule("stablehlo.dot_general")
 def dot_general(op: ir.Operation) -> IterationSpace | None:
     """Loops batch, lhs free, rhs free, contracting (Table 3's ``b, i, j, k``); the
-    contracting loops are sum reductions; 2 flops per point of the loop nest."""
+    contracting loops are sum reductions (of f32 partials for a bf16 or f16 result, as
+    the lowering sums them: ``alpa-widen-split-contractions``); 2 flops per point of the
+    loop nest."""
     lhs, rhs = shape_of(op.operands[0]), shape_of(op.operands[1])
     if lhs is None or rhs is None or shape_of(op.results[0]) is None:
         return None
@@ -226,9 +228,11 @@ def dot_general(op: ir.Operation) -> IterationSpace | None:
                 rhs_map[rhs_dims[k]] = len(loop_sizes)
             loop_sizes.append(lhs[lhs_dims[k]] if lhs_dims else rhs[rhs_dims[k]])
     result = tuple(range(len(lhs_batch) + len(lhs_free) + len(rhs_free)))
+    element = op.results[0].type.element_type
     return IterationSpace(tuple(loop_sizes), (tuple(lhs_map), tuple(rhs_map)), (result,),
                           reducer="sum" if lhs_contract else None, heavy=True,
-                          flops=2.0 * _elements(tuple(loop_sizes)))
+                          flops=2.0 * _elements(tuple(loop_sizes)),
+                          partial_itemsize=4 if isinstance(element, (ir.BF16Type, ir.F16Type)) else None)
 
 
 def body_reducer(op: ir.Operation) -> Reducer | None:
