@@ -1,4 +1,5 @@
-"""The plan as a ``jax.export`` artifact, and as a function plain ``jax.jit`` runs as planned.
+"""The plan as a ``jax.export`` artifact: what ``step.export`` returns and what
+``AutoShardResult.constrained`` calls inside a user's ``jax.jit``.
 
 ``jax.export`` serializes a function as its StableHLO module with the argument and
 result shardings, the mesh's device count and the pytrees; ``Exported.call`` runs it,

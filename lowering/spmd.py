@@ -173,7 +173,7 @@ def _xla_bytecode(module: ir.Operation, signature: ModuleSignature, mesh: Device
     collectives: ``alpa-clamp-dynamic-slice-starts`` (its simplifier folds the
     partitioner's slices of a dynamic slice with the wrong clamp),
     ``alpa-reshape-degenerate-transposes`` (its import drops the sharding of such a
-    transpose) and ``alpa-squeeze-broadcast-operands`` (its partitioner all-reduces a
+    transpose), ``alpa-squeeze-broadcast-operands`` (its partitioner all-reduces a
     broadcast operand split along a size-1 dimension) and ``alpa-widen-split-contractions``
     (its partitioner rounds a 16-bit dot's partial sums before it adds them). Then, for Shardy, the
     ``mhlo.sharding`` annotations in ``sdy`` form, every op's sharding pinned by a
