@@ -54,6 +54,12 @@ class MeshOptions:
         return DeviceMesh(self.mesh_shape, axis_names=self.mesh_axes) if self.mesh_shape else None
 
 
+# Float element types whose split contractions sum their partials in f32: the lowering
+# computes such dots in f32 (alpa-widen-split-contractions) and the dot rule prices
+# their all-reduces at 4 bytes per element.
+WIDENED_FLOATS = (ir.BF16Type, ir.F16Type)
+
+
 def funcs(module: ir.Operation) -> Iterator[ir.Operation]:
     for op in module.regions[0].blocks[0].operations:
         if op.operation.name == "func.func":
@@ -196,6 +202,26 @@ def op_sharding(op: ir.Operation) -> Sharding | tuple[Sharding, ...] | None:
     rank = rank_of(op.results[0].type) if len(op.results) == 1 else None
     if isinstance(sharding, TiledSharding) and rank is not None and sharding.tensor_rank != rank:
         raise ShardingError(f"{MHLO_SHARDING} {text!r} tiles {sharding.tensor_rank} dimensions of a rank-{rank} result")
+    return sharding
+
+
+def value_sharding(value: ir.Value) -> Sharding | None:
+    """The parsed ``mhlo.sharding`` of ``value``: its producer's (a tuple's element for a
+    result of several), or its function argument's; ``None`` without one, for another
+    block's argument (a loop body's) and for a string that is not a sharding."""
+    try:
+        if isinstance(value.owner, ir.Block):
+            func = value.owner.owner
+            if func is None or func.operation.name != "func.func":
+                return None
+            attrs = get_value_attrs(func.operation, "arg_attrs")[ir.BlockArgument(value).arg_number]
+            return parse_mhlo_sharding(sharding_text(attrs[MHLO_SHARDING])) if MHLO_SHARDING in attrs else None
+        sharding = op_sharding(value.owner)
+    except ShardingError:
+        return None
+    if isinstance(sharding, tuple):
+        number = ir.OpResult(value).result_number
+        return sharding[number] if number < len(sharding) else None
     return sharding
 
 

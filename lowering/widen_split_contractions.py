@@ -7,13 +7,10 @@ from dataclasses import dataclass
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo
 
-from ..dialect.annotations import MHLO_SHARDING, get_value_attrs, op_sharding, sharding_text
+from ..dialect.annotations import MHLO_SHARDING, WIDENED_FLOATS, op_sharding, value_sharding
 from ..dialect.context import walk
 from ..dialect.pass_registry import Diagnostics, Pass, register
-from ..dialect.sharding import ShardingError, TiledSharding, parse_mhlo_sharding
-
-# Result element types whose partial sums lose digits when rounded to them.
-_NARROW = (ir.BF16Type, ir.F16Type)
+from ..dialect.sharding import ShardingError, TiledSharding
 
 
 @register
@@ -53,7 +50,8 @@ class WidenSplitContractionsPass(Pass):
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         for op in [op for op in walk(module) if op.name == "stablehlo.dot_general"]:
             result = op.results[0]
-            if not (isinstance(result.type, ir.RankedTensorType) and isinstance(result.type.element_type, _NARROW)):
+            narrow = result.type
+            if not (isinstance(narrow, ir.RankedTensorType) and isinstance(narrow.element_type, WIDENED_FLOATS)):
                 continue
             numbers = hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
             contracting = (numbers.lhs_contracting_dimensions, numbers.rhs_contracting_dimensions)
@@ -64,7 +62,6 @@ class WidenSplitContractionsPass(Pass):
                     continue
             except ShardingError:
                 continue
-            narrow = result.type
             with ir.InsertionPoint.after(op), op.location:
                 result.set_type(ir.RankedTensorType.get(narrow.shape, ir.F32Type.get(), narrow.encoding))
                 convert = ir.Operation.create("stablehlo.convert", results=[narrow], operands=[result],
@@ -73,24 +70,6 @@ class WidenSplitContractionsPass(Pass):
 
 
 def _splits(value: ir.Value, dims: list[int]) -> bool:
-    """Whether ``value``'s sharding (its producer's, or its function argument's) splits one of ``dims``."""
-    if isinstance(value.owner, ir.Block):
-        func = value.owner.owner
-        if func is None or func.operation.name != "func.func":
-            return False
-        func = func.operation
-        attrs = get_value_attrs(func, "arg_attrs")[ir.BlockArgument(value).arg_number]
-        text, number = (sharding_text(attrs[MHLO_SHARDING]) if MHLO_SHARDING in attrs else None), None
-    else:
-        attributes = value.owner.attributes
-        text = sharding_text(attributes[MHLO_SHARDING]) if MHLO_SHARDING in attributes else None
-        number = ir.OpResult(value).result_number
-    if text is None:
-        return False
-    try:
-        parsed = parse_mhlo_sharding(text)
-    except ShardingError:
-        return False
-    if isinstance(parsed, tuple):
-        parsed = parsed[number] if number is not None and number < len(parsed) else None
-    return isinstance(parsed, TiledSharding) and any(parsed.shape[d] > 1 for d in dims)
+    """Whether ``value``'s sharding splits one of ``dims``."""
+    sharding = value_sharding(value)
+    return isinstance(sharding, TiledSharding) and any(sharding.shape[d] > 1 for d in dims)

@@ -239,20 +239,21 @@ def _import_op(op: ir.Operation, mesh: DeviceMesh | None, meshes: dict[str, ir.A
     if op.name.startswith("sdy.") and op.name != "sdy.return":
         raise ShardingImportError(f"'{op.name}' is not supported by alpa-import-sharding")
     results = [r.type for r in op.results]
+    sdy_attr = op.attributes[SDY_SHARDING] if SDY_SHARDING in op.attributes else None
+    mhlo_attr = op.attributes[MHLO_SHARDING] if MHLO_SHARDING in op.attributes else None
     shardy = gspmd = None
-    if SDY_SHARDING in op.attributes:
-        per_value = list(sdy.TensorShardingPerValueAttr(op.attributes[SDY_SHARDING]).shardings)
+    if sdy_attr is not None:
+        per_value = list(sdy.TensorShardingPerValueAttr(sdy_attr).shardings)
         texts = [_from_sdy(s, t, mesh, meshes) for s, t in zip(per_value, results)]
         if any(t is None for t in texts) and not all(t is None for t in texts):
             raise ShardingImportError("some results have open shardings and others pinned ones; "
                                "pin all results of the op or none")
         if texts and texts[0] is not None:
             shardy = texts[0] if len(texts) == 1 else "{" + ", ".join(texts) + "}"
-    if MHLO_SHARDING in op.attributes:
-        gspmd = _canonical_op(sharding_text(op.attributes[MHLO_SHARDING]), results, mesh)
-    text = _agreed(shardy, gspmd, op.attributes[SDY_SHARDING] if SDY_SHARDING in op.attributes else None,
-                   op.attributes[MHLO_SHARDING] if MHLO_SHARDING in op.attributes else None)
-    if SDY_SHARDING in op.attributes:
+    if mhlo_attr is not None:
+        gspmd = _canonical_op(sharding_text(mhlo_attr), results, mesh)
+    text = _agreed(shardy, gspmd, sdy_attr, mhlo_attr)
+    if sdy_attr is not None:
         del op.attributes[SDY_SHARDING]
     if text is not None:
         op.attributes[MHLO_SHARDING] = string_attr(text)

@@ -21,6 +21,7 @@ import math
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo
 
+from ....dialect.annotations import WIDENED_FLOATS
 from ....dialect.host_callbacks import is_host_callback
 from ..strategy import IterationSpace, Reducer
 from . import register_rule, shape_of
@@ -232,7 +233,7 @@ def dot_general(op: ir.Operation) -> IterationSpace | None:
     return IterationSpace(tuple(loop_sizes), (tuple(lhs_map), tuple(rhs_map)), (result,),
                           reducer="sum" if lhs_contract else None, heavy=True,
                           flops=2.0 * _elements(tuple(loop_sizes)),
-                          partial_itemsize=4 if isinstance(element, (ir.BF16Type, ir.F16Type)) else None)
+                          partial_itemsize=4 if isinstance(element, WIDENED_FLOATS) else None)
 
 
 def body_reducer(op: ir.Operation) -> Reducer | None:
