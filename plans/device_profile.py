@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
-import scipy.optimize
 
 from .json_files import VersionedFile
 
@@ -188,6 +187,8 @@ class DeviceProfile(VersionedFile):
         volume = np.array([_VOLUME[kind] * (n - 1) / n * nbytes for kind, n, nbytes, _ in self.collectives])
         seconds = np.array([max(s, 1e-9) for *_, s in self.collectives])
         rows = np.stack([np.ones_like(volume), volume], axis=1) / seconds[:, None]
+        import scipy.optimize  # here, not with the module: 0.45 s of every pass tool's start-up
+
         (alpha, beta), _ = scipy.optimize.nnls(rows, np.ones_like(seconds))
         return float(alpha), float(beta)
 

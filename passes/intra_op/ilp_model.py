@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
 from ...plans.plan_summary import byte_text
 from .ilp_graph import BudgetError, CostGraph, Edges, InfeasibleError
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 
 def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memory: tuple | None,
@@ -122,6 +124,8 @@ def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memo
         n_rows += live.shape[0]
 
     def make(integer: bool, fixed: np.ndarray | None = None) -> tuple[cp.Problem, cp.Variable]:
+        import cvxpy as cp  # with the first problem, not the module (see ilp_solver.py)
+
         s = cp.Variable(n_s, boolean=True) if integer else cp.Variable(n_s, bounds=[0, 1])
         obj = cost[allowed] @ s
         constraints = [one_hot @ s == 1]

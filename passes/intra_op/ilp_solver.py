@@ -19,13 +19,18 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import cvxpy as cp
 import numpy as np
-from cvxpy.reductions.solvers.defines import MI_SOLVERS
 
 from .ilp_graph import BudgetError, Edges, IlpError, InfeasibleError, eliminate, fold_one_sided
 from .ilp_model import build_ilp, memory_message
+
+if TYPE_CHECKING:
+    import cvxpy as cp
+
+# CVXPY is imported where a problem is solved, not with the module: it is most of a
+# pass tool's start-up (0.6-0.8 s of alpa-opt's 2.9 s), and most alpa-opt runs solve none.
 
 # How each MILP solver's CVXPY interface takes a wall-clock limit in seconds.
 _TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
@@ -59,6 +64,7 @@ def dive(make: Callable, x: np.ndarray, s_id: np.ndarray, nodes: list[int], solv
     until it is integral. Where that leaves the LP infeasible, the integral nodes are left
     free, then the node's next strategy is tried. ``None`` when no strategy of some node
     leaves the LP feasible."""
+    import cvxpy as cp
     position = {v: i for i, v in enumerate(nodes)}
     fixed: dict[int, int] = {}
     value = math.nan
@@ -110,6 +116,7 @@ def solve_fractional(costs: dict[int, np.ndarray], edges: Edges, picks: dict[int
     pieces that elimination solves, and what is left is a small MILP. (GPT-3 6.7B on
     (2, 4): 0.09% above the LP bound after rounding and local search, which sent it to a
     28 s MILP; fixing and solving its fractional nodes lands within the mip gap.)"""
+    import cvxpy as cp
     if not loose or len(loose) == len(costs):
         return {}
     sub_costs = {v: costs[v] for v in loose}
@@ -142,6 +149,9 @@ def solve_fractional(costs: dict[int, np.ndarray], edges: Edges, picks: dict[int
 
 @functools.cache
 def _milp_solvers() -> tuple[str, ...]:
+    import cvxpy as cp
+    from cvxpy.reductions.solvers.defines import MI_SOLVERS
+
     # CVXPY probes every solver package on each call (a stage search plans hundreds of stages).
     return tuple(name for name in cp.installed_solvers() if name in MI_SOLVERS)
 
@@ -184,6 +194,7 @@ def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | 
     status ("optimal" | "feasible") and the method ("lp-relaxation" | "lp-local-search" |
     "milp"). ``rounded``: picks from a solution vector; ``near_lp``: picks and their
     objective from a fractional LP optimum (``None`` if it finds none)."""
+    import cvxpy as cp
     # The marginal linearisation is tight on these graphs: the LP relaxation mostly has
     # an integral optimum, which is then optimal for the MILP too (its bound is the
     # MILP's). HiGHS's simplex solves that LP without presolve several times faster than
@@ -267,6 +278,7 @@ def _native_output(shown: bool):
 
 
 def _solve(problem: cp.Problem, solver: str, opts: dict) -> None:
+    import cvxpy as cp
     try:
         shown = SOLVER_LOG.isEnabledFor(logging.DEBUG)
         with _native_output(shown), warnings.catch_warnings():  # "may be inaccurate" after a time limit: "feasible"
