@@ -457,7 +457,7 @@ def test_a_plan_xla_allocates_over_the_budget_for_is_planned_again_below_it(monk
     def inflated(executable):
         return extra.pop() if extra else real_bytes(executable)
 
-    config = dataclasses.replace(models.GPT3["350M"], hidden=256, heads=4, layers=2, seq_len=128)
+    config = dataclasses.replace(models.GPT3["350M"], hidden=256, heads=4, layers=2, seq_len=128, vocab=2048)
     model = models.build(config)
     args = model.abstract_args(8)
     free = parallelize(model.train_step, method=ShardParallel(mesh_shape=(8,), batch_argnums=(2,)),

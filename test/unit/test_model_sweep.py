@@ -11,7 +11,7 @@ models, their parameters and ``jax.jit``'s results are built once per model.
 
 CI runs a part of the sweep that every model, mesh and cluster is in: ``ShardParallel``
 on the 2-D and 1-D meshes with 2 micro-batches, ``PipeshardParallel`` with 2 on one
-cluster per model. ``ALPA_MLIR_FULL_SWEEP=1`` runs all 84 cases, the (2, 2, 2) ones
+cluster per model. ``ALPA_MLIR_FULL_TESTS=1`` runs all 84 cases, the (2, 2, 2) ones
 minutes each: planning a 3-D mesh is slow (Mistral on (2, 2, 2), 2 micro-batches: an
 ILP of 430,025 variables, stopped at a 60 s limit after 106 s) and 1 micro-batch is the
 path the rest of the suite takes."""
@@ -94,7 +94,7 @@ def check(family: str, method) -> None:
         np.testing.assert_allclose(np.asarray(a), np.asarray(e), rtol=1e-4, atol=1e-5)
 
 
-FULL = os.environ.get("ALPA_MLIR_FULL_SWEEP") == "1"
+FULL = os.environ.get("ALPA_MLIR_FULL_TESTS") == "1"
 
 
 def _cases(meshes, micro_batches: tuple[int, ...], in_ci) -> list:

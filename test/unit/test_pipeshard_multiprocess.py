@@ -30,6 +30,9 @@ from alpa_mlir.runtime.watchdog import EXIT_STEP_TIMEOUT
 SCRIPT = Path(__file__).parent / "multiprocess" / "pipeshard_step.py"
 LAUNCHER = [sys.executable, "-m", "alpa_mlir.runtime.launch", "--num-processes", "2", "--devices-per-process", "4"]
 SAFETY_S = 240
+# The MLP alone in CI (a few seconds of planning); ALPA_MLIR_FULL_TESTS=1 adds a GPT and a MoE
+# (2.5 minutes more on 2 cores).
+MODELS = ("mlp", "gpt", "moe") if os.environ.get("ALPA_MLIR_FULL_TESTS") == "1" else ("mlp",)
 
 
 def launch(mode: str, fault: str) -> tuple[subprocess.CompletedProcess, float]:
@@ -55,15 +58,15 @@ def assert_gone(stdout: str) -> None:
 
 @pytest.fixture(scope="module")
 def trained_then_killed() -> tuple[subprocess.CompletedProcess, float]:
-    """MLP, GPT and MoE steps on two processes, then an MLP step in which process 1 exits
+    """MLP (and GPT and MoE) steps on two processes, then an MLP step in which process 1 exits
     abruptly (one cluster for both tests: starting one takes a while on 2 cores)."""
     return launch("train", "exit")
 
 
-def test_mlp_gpt_and_moe_steps_on_two_processes_match_jit(trained_then_killed):
+def test_steps_on_two_processes_match_jit(trained_then_killed):
     result, _ = trained_then_killed
     for rank in (0, 1):
-        for model in ("mlp", "gpt", "moe"):
+        for model in MODELS:
             assert f"[p{rank}] OK {model} process {rank}" in result.stdout, result.stdout[-6000:] + result.stderr
 
 
