@@ -76,7 +76,8 @@ def cache_path() -> Path:
     root = os.environ.get("ALPA_MLIR_CACHE_DIR") or \
         Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "alpa_mlir"
     device = jax.local_devices()[0]
-    cores = f"-{os.cpu_count()}cores" if device.platform == "cpu" else ""
+    # The CPUs this process may run on (launch --cpus-per-process gives it fewer than the host's).
+    cores = f"-{len(os.sched_getaffinity(0))}cores" if device.platform == "cpu" else ""
     kind = re.sub(r"[^A-Za-z0-9]+", "_", device.device_kind).strip("_")
     return Path(root) / f"device-profile-{device.platform}-{kind}-{len(jax.local_devices())}{cores}.json"
 
@@ -135,7 +136,7 @@ def time_dots(dots: Sequence[Dot], devices: list | None = None) -> dict[str, flo
                      _placed(mesh, (dot.devices, *dot.rhs), dot.dtype, 1.0 / max(1, *dot.rhs)))
                     for _ in range(DOT_CHAIN + 1)]
         programs += [(call, (tuple(operands[:1]),)), (call, (tuple(operands),))]
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:  # XLA compiles without the GIL
+    with concurrent.futures.ThreadPoolExecutor(len(os.sched_getaffinity(0))) as pool:  # XLA compiles without the GIL
         programs = list(zip(pool.map(lambda program: program[0].lower(*program[1]).compile(), programs),
                             (args for _, args in programs)))
     for call, args in programs:  # warms up

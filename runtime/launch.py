@@ -3,7 +3,7 @@
 Usage::
 
     python -m alpa_mlir.runtime.launch --num-processes 2 [--devices-per-process 4]
-        [--coordinator localhost:PORT] [--timeout S] script.py [script args]
+        [--cpus-per-process K] [--coordinator localhost:PORT] [--timeout S] script.py [script args]
 
 Each process runs ``sys.executable script.py [script args]`` with the settings that
 :func:`alpa_mlir.runtime.distributed.initialize` reads (``ALPA_COORDINATOR``,
@@ -11,6 +11,12 @@ Each process runs ``sys.executable script.py [script args]`` with the settings t
 and ``--xla_force_host_platform_device_count`` in ``XLA_FLAGS``, so N processes with D
 virtual CPU devices each stand in for N hosts with D accelerators. Every line a process
 prints comes out prefixed with ``[p<i>]``.
+
+``--cpus-per-process K`` gives process i the i-th K of the CPUs the launcher may run on
+(``os.sched_getaffinity``, in ascending order), set with ``os.sched_setaffinity`` in the
+child before it starts Python: XLA:CPU sizes its thread pools by the CPUs a process may
+use, so each process then computes on cores of its own, as each host of a cluster does.
+Without it every process may run on every CPU the launcher may.
 
 The launcher exits 0 only when every process does. When one exits non-zero (or dies
 from a signal), or ``--timeout`` passes, or the launcher is interrupted (Ctrl-C,
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import signal
 import socket
@@ -34,7 +41,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Sequence, Set
 from typing import TextIO
 
 from .distributed import ENV_COORDINATOR, ENV_LOCAL_DEVICES, ENV_NUM_PROCESSES, ENV_PROCESS_ID
@@ -69,6 +76,21 @@ def process_env(base: dict[str, str], coordinator: str, num_processes: int, proc
     # Lines should reach the terminal as they are printed, not when a buffer fills.
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+def cpu_sets(num_processes: int, cpus_per_process: int, available: Set[int]) -> list[frozenset[int]]:
+    """Disjoint sets of ``cpus_per_process`` CPUs, one per process, the lowest first; a
+    ValueError naming the option when ``available`` has too few."""
+    cpus = sorted(available)
+    need = num_processes * cpus_per_process
+    if need > len(cpus):
+        raise ValueError(f"--cpus-per-process {cpus_per_process}: {num_processes} processes need {need} CPUs, and "
+                         f"this launcher may run on {len(cpus)} ({_cpu_text(cpus)})")
+    return [frozenset(cpus[i * cpus_per_process:(i + 1) * cpus_per_process]) for i in range(num_processes)]
+
+
+def _cpu_text(cpus: Sequence[int]) -> str:
+    return "CPU " + ", ".join(map(str, sorted(cpus))) if len(cpus) == 1 else "CPUs " + ", ".join(map(str, sorted(cpus)))
 
 
 class _Interrupted(Exception):
@@ -117,7 +139,7 @@ def _describe(code: int) -> str:
 
 def launch(script: str, script_args: Sequence[str] = (), num_processes: int = 2, devices_per_process: int = 1,
            coordinator: str | None = None, timeout_s: float | None = None, out: TextIO | None = None,
-           err: TextIO | None = None) -> int:
+           err: TextIO | None = None, cpus_per_process: int | None = None) -> int:
     """Run ``script`` as ``num_processes`` cooperating processes; the launcher's exit code.
 
     Args:
@@ -130,20 +152,29 @@ def launch(script: str, script_args: Sequence[str] = (), num_processes: int = 2,
       timeout_s: stop everything after this many seconds; no limit when omitted.
       out: where the prefixed process output goes (``sys.stdout``).
       err: where the launcher's own messages go (``sys.stderr``).
+      cpus_per_process: CPUs of its own per process (module docstring); a ValueError when
+        the launcher may run on fewer than ``num_processes`` times as many.
     """
     out = out or sys.stdout
     err = err or sys.stderr
+    cpus = None if cpus_per_process is None else cpu_sets(num_processes, cpus_per_process, os.sched_getaffinity(0))
     coordinator = coordinator or f"localhost:{free_port()}"
     lock = threading.Lock()
     processes: list[subprocess.Popen] = []
     readers: list[threading.Thread] = []
     with _sigterm_interrupts():
         try:
+            # Every process is started before the first reader thread: the affinity is set
+            # between fork and exec (preexec_fn), which is only safe in a single-threaded parent.
             for rank in range(num_processes):
                 env = process_env(dict(os.environ), coordinator, num_processes, rank, devices_per_process)
-                proc = subprocess.Popen([sys.executable, script, *script_args], env=env, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-                processes.append(proc)
+                pin = None if cpus is None else functools.partial(os.sched_setaffinity, 0, cpus[rank])
+                processes.append(subprocess.Popen([sys.executable, script, *script_args], env=env,
+                                                  stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                                  stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=pin))
+                if cpus is not None:
+                    _message(err, lock, f"p{rank} runs on {_cpu_text(sorted(cpus[rank]))}")
+            for rank, proc in enumerate(processes):
                 reader = threading.Thread(target=_forward_lines, args=(proc.stdout, f"[p{rank}]", out, lock),
                                           daemon=True)
                 reader.start()
@@ -255,6 +286,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-processes", type=_positive_int, required=True, help="processes to start")
     parser.add_argument("--devices-per-process", type=_positive_int, default=1,
                         help="virtual CPU devices per process (default 1)")
+    parser.add_argument("--cpus-per-process", type=_positive_int, default=None, metavar="K",
+                        help="give each process K CPUs of its own (default: every process may use every CPU)")
     parser.add_argument("--coordinator", type=_host_port, default=None,
                         help="host:port of process 0's coordination service (default: a free local port)")
     parser.add_argument("--timeout", type=_positive_seconds, default=None,
@@ -270,8 +303,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not os.path.isfile(args.script):
         parser.error(f"argument script: no such file: {args.script!r}")
+    if args.cpus_per_process is not None:
+        try:
+            cpu_sets(args.num_processes, args.cpus_per_process, os.sched_getaffinity(0))
+        except ValueError as error:
+            parser.error(f"argument {error}")
     return launch(args.script, args.script_args, args.num_processes, args.devices_per_process,
-                  args.coordinator, args.timeout)
+                  args.coordinator, args.timeout, cpus_per_process=args.cpus_per_process)
 
 
 if __name__ == "__main__":

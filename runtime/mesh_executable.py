@@ -42,7 +42,7 @@ def compile_at_once(work: dict[Hashable, Callable[[], Result]]) -> dict[Hashable
     error raised is raised here, once every call has ended."""
     if len(work) < 2:
         return {key: compile_one() for key, compile_one in work.items()}
-    with concurrent.futures.ThreadPoolExecutor(min(len(work), os.cpu_count() or 1)) as pool:
+    with concurrent.futures.ThreadPoolExecutor(min(len(work), len(os.sched_getaffinity(0)))) as pool:
         futures = {key: pool.submit(compile_one) for key, compile_one in work.items()}
     return {key: future.result() for key, future in futures.items()}
 

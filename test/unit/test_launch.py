@@ -135,6 +135,9 @@ def read_until(proc: subprocess.Popen, done, timeout_s: float = SAFETY_S) -> lis
     (["--num-processes", "2", "--devices-per-process", "0", "x.py"], "--devices-per-process"),
     (["--num-processes", "2", "--coordinator", "localhost", "x.py"], "--coordinator"),
     (["--num-processes", "2", "--timeout", "-1", "x.py"], "--timeout"),
+    (["--num-processes", "2", "--cpus-per-process", "0", __file__], "--cpus-per-process"),
+    (["--num-processes", "1", "--cpus-per-process", str(len(os.sched_getaffinity(0)) + 1), __file__],
+     "--cpus-per-process"),
     (["x.py"], "--num-processes"),
     (["--num-processes", "2", "no/such/script.py"], "script"),
 ])
@@ -143,6 +146,25 @@ def test_argument_errors_name_the_option(args, option, capsys):
         launch.main(args)
     assert exit_info.value.code == 2
     assert option in capsys.readouterr().err
+
+
+def test_cpus_per_process_gives_each_process_cpus_of_its_own(tmp_path, capsys):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs 2 CPUs")
+    script = tmp_path / "affinity.py"
+    script.write_text("import os, jax; jax.numpy.ones(2).block_until_ready(); print(sorted(os.sched_getaffinity(0)))\n")
+    assert launch.main(["--num-processes", "2", "--cpus-per-process", "1", str(script)]) == 0
+    captured = capsys.readouterr()
+    first, second = sorted(os.sched_getaffinity(0))[:2]
+    assert f"[p0] [{first}]" in captured.out and f"[p1] [{second}]" in captured.out
+    assert f"p0 runs on CPU {first}" in captured.err and f"p1 runs on CPU {second}" in captured.err
+
+
+def test_cpu_sets_are_disjoint_and_lowest_first():
+    assert launch.cpu_sets(2, 2, {5, 0, 3, 1, 2}) == [{0, 1}, {2, 3}]
+    with pytest.raises(ValueError, match=r"--cpus-per-process 2: 3 processes need 6 CPUs, and this launcher may "
+                                         r"run on 5 \(CPUs 0, 1, 2, 3, 5\)"):
+        launch.cpu_sets(3, 2, {5, 0, 3, 1, 2})
 
 
 def test_script_arguments_pass_through_untouched(tmp_path, capsys):
