@@ -412,10 +412,9 @@ class PipeshardFunction:
         return PipeshardProgram(lowered.out_tree, plan, text, executable, weak_outputs(traced))
 
     def _predicted_step(self, executable: PipeshardExecutable, plan: PipelinePlan) -> float | None:
-        """The step as ``executable`` runs it, priced by the method's device profile; None
-        without one, or with several processes (whose profile is the coordinator's, sent
-        once, while planning)."""
-        if not self.method.device_profile or executable.multi_controller:
+        """The step as ``executable`` runs it, priced by the method's device profile (with
+        several processes, every process the coordinator's); None without one."""
+        if not self.method.device_profile:
             return None
         profile = local_profile() if self.method.device_profile == "local" else \
             DeviceProfile.load(self.method.device_profile)

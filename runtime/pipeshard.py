@@ -221,6 +221,9 @@ class PipeshardExecutable:
         self._accumulations = {key: compiled[key] for key in compiled if isinstance(key, tuple)}
         self.num_args = len(list(step.main.regions[0].blocks[0].arguments))
         self.synchronous = self.devices[0].platform == "cpu"
+        # Per mesh, what runs it (runtime/step_model.py): its own hardware on GPUs; on CPU its
+        # process, whose meshes share the process's cores. Meshes of one clock run one at a time.
+        self.clocks = {k: process_of[mesh.device_ids[0]] if self.synchronous else k for k, mesh in self.meshes.items()}
         if concurrent_meshes and self.multi_controller:
             raise ValueError("concurrent_meshes runs the meshes of one process in threads, but these devices span "
                              "several processes (each of which already runs its own meshes); leave it unset")

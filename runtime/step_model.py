@@ -20,13 +20,16 @@ walks it):
   and the bytes written on the destination devices at the memory bandwidth;
 - a move, a recv, a free: nothing (a move's value is placed by its reader's program).
 
-On GPUs the meshes run at once and meet at transfers. On CPU (``PipeshardExecutable.synchronous``)
-the prices add up, whether the meshes walk one order or run in threads of their own: every
-mesh's virtual devices compute on the same host cores, and one program already keeps them
-all busy (XLA:CPU runs its partitions, and their matmuls' threads, in pools over all the
-cores), so meshes at once share the cores rather than add to them. Measured on 2 cores,
-two meshes of one device each took as long in threads as one after the other
-(docs/pipeshard.md).
+On GPUs the meshes run at once and meet at transfers, and so do meshes driven by
+different processes on cores of their own (``launch --cpus-per-process``): each has a
+clock (``PipeshardExecutable.clocks``). The meshes of one CPU process share its cores,
+whether they walk one order or run in threads of their own: one program already keeps
+them all busy (XLA:CPU runs its partitions, and their matmuls' threads, in pools over all
+the cores), so their prices add up. Measured on 2 cores, two meshes of one device each
+took as long in threads as one after the other (docs/pipeshard.md). A transfer between
+processes (gloo) is priced by the same fit of the host's collectives as one inside a
+process: the profile has no measurement across processes, and underprices it
+(``benchmarks/pipeshard_processes.py`` shows by how much).
 """
 
 from __future__ import annotations
@@ -92,10 +95,10 @@ def predicted_step(executable: PipeshardExecutable, plan: PipelinePlan, profile:
                     transfer.bytes_moved * beta
         return 0.0
 
-    def meshes(mesh: int, instruction: Instruction) -> tuple[int, ...]:
+    def clocks(mesh: int, instruction: Instruction) -> tuple[int, ...]:
         if isinstance(instruction, Send):
             transfer = flow.transfers[instruction.transfer]
-            return transfer.src_mesh, transfer.dst_mesh
-        return (mesh,)
+            return executable.clocks[transfer.src_mesh], executable.clocks[transfer.dst_mesh]
+        return (executable.clocks[mesh],)
 
-    return step_seconds(executable.order, seconds, meshes, concurrent=not executable.synchronous)
+    return step_seconds(executable.order, seconds, clocks)

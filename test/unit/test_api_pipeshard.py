@@ -105,6 +105,7 @@ def test_the_predicted_step_prices_every_instruction_of_the_order(tmp_path, monk
     pipelined = parallelize(model.train_step, method=method)
     plan, executable = pipelined.get_plan(params, batch), pipelined.get_executable(params, batch)
     assert executable.synchronous and executable.concurrent_meshes  # CPU, one process: a thread per mesh
+    assert executable.clocks == {0: 0, 1: 0, 2: 0, 3: 0}  # ... whose meshes share its cores: one clock
     free = DeviceProfile("cpu", "cpu", 8, {"float32": {1: {1.0: 1e12}}}, {1: math.inf}, {1: 0.0}, ())
     runs = 4 * sum(s.latency for s in plan.stages)  # B forwards and backwards per stage
     # The meshes at once, but on the host's cores, which one program already keeps busy: prices add up.

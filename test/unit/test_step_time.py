@@ -21,18 +21,22 @@ def ends(mesh, instruction) -> tuple[int, ...]:
     return (0, 1) if isinstance(instruction, Send) else (mesh,)
 
 
-def test_one_program_at_a_time_adds_up() -> None:
+def one_clock(mesh, instruction) -> tuple[int, ...]:
+    return (0,)
+
+
+def test_meshes_on_one_clock_add_up() -> None:
     order = [(0, Run("a", 0)), (1, Run("b", 0)), (0, Send(0, 0)), (1, Apply("c"))]
-    assert step_seconds(order, by_name, ends, concurrent=False) == 6.5
+    assert step_seconds(order, by_name, one_clock) == 6.5
 
 
 def test_meshes_at_once_meet_at_transfers() -> None:
     # Mesh 1's 3 s run keeps the transfer waiting after mesh 0's 1 s run: 3 + 0.5, then 2.
     order = [(0, Run("a", 0)), (1, Run("c", 0)), (0, Send(0, 0)), (1, Run("b", 0))]
-    assert step_seconds(order, by_name, ends, concurrent=True) == 5.5
+    assert step_seconds(order, by_name, ends) == 5.5
     # Without the transfer the meshes never meet: the slower one's 3 + 2.
-    assert step_seconds([order[0], order[1], order[3]], by_name, ends, concurrent=True) == 5.0
-    assert step_seconds([], by_name, ends, concurrent=True) == 0.0
+    assert step_seconds([order[0], order[1], order[3]], by_name, ends) == 5.0
+    assert step_seconds([], by_name, ends) == 0.0
 
 
 @pytest.mark.parametrize("schedule", ["gpipe", "1f1b"])
@@ -53,5 +57,5 @@ def test_equal_stages_with_free_transfers_take_eq2(schedule, stages, micro_batch
             return flow.transfers[instruction.transfer].src_mesh, flow.transfers[instruction.transfer].dst_mesh
         return (mesh,)
 
-    assert step_seconds(order, unit, meshes, concurrent=True) == pipeline_latency([2.0] * stages, micro_batches)
-    assert step_seconds(order, unit, meshes, concurrent=False) == 2 * stages * micro_batches
+    assert step_seconds(order, unit, meshes) == pipeline_latency([2.0] * stages, micro_batches)
+    assert step_seconds(order, unit, one_clock) == 2 * stages * micro_batches

@@ -45,6 +45,10 @@ def run_both(name, step, method, args, steps, state_args):
     print(f"{name} compiled in {time.perf_counter() - start:.1f} s", flush=True)
     assert plan.cluster == (2, 4), plan.cluster
     assert [s.devices for s in plan.stages] == [(0, 1, 2, 3), (4, 5, 6, 7)], plan.stages
+    # Each process's mesh has a clock of its own (the step model overlaps them), and every
+    # process prices the step with the coordinator's profile.
+    assert pipelined.get_executable(*args).clocks == {0: 0, 1: 1}
+    assert plan.step is not None and plan.step > 0, plan
     reference = jax.jit(step)  # markers are identities under plain jax.jit
     mine, theirs = args, args
     rank = jax.process_index()
