@@ -114,8 +114,13 @@ class StepProgram:
     stage_meshes: tuple[int, ...] = ()
 
 
+def argument_number(name: str) -> int | None:
+    """N for the name ``argN`` of ``@main``'s argument N in the step's IR; None for any other value."""
+    return int(name[3:]) if name.startswith("arg") and name[3:].isdigit() else None
+
+
 def is_argument(name: str) -> bool:
-    return name.startswith("arg") and name[3:].isdigit()
+    return argument_number(name) is not None
 
 
 @dataclass(frozen=True)
@@ -443,6 +448,6 @@ def reusable_arguments(program: StepProgram, order: Sequence[tuple[int, Instruct
                 last[name] = instruction.callee
     return {call.callee: tuple(
         i for i, name in enumerate(call.operands)
-        if is_argument(name) and int(name[3:]) in donated and call.operands.count(name) == 1
+        if argument_number(name) in donated and call.operands.count(name) == 1
         and last[name] == call.callee and name not in program.returned)
         for call in program.calls if call.kind == APPLY}

@@ -85,7 +85,7 @@ from ..dialect.sharding import ShardingError, ShardingSpec
 from ..lowering.spmd import SharedCompiles, compile_module
 from ..lowering.stages import stage_mesh, stage_module
 from ..plans.reshard_plan import ReshardPlan, plan_reshard
-from ..plans.schedules import analyse, interleave, is_argument, reusable_arguments
+from ..plans.schedules import analyse, argument_number, interleave, is_argument, reusable_arguments
 from ..plans.step_reader import accumulation, read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable, compile_at_once
 from .mesh_threads import run_streams, split_order
@@ -437,9 +437,9 @@ class PipeshardExecutable:
         metadata only, so the processes of a transfer's two meshes all call it."""
         targets = self.declared[callee][0]
         for position, name in enumerate(operands):
-            if not is_argument(name) or int(name[3:]) in step.micro or (int(name[3:]), mesh) in step.placed:
+            number = argument_number(name)
+            if number is None or number in step.micro or (number, mesh) in step.placed:
                 continue
-            number = int(name[3:])
             with self._at(mesh, f"place argument {number} for @{callee}", index):
                 step.placed[number, mesh] = self._argument_on(mesh, number, step.args[number], targets[position])
 

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..plans.schedules import is_argument
+from ..plans.schedules import argument_number
 
 # Each micro-batch's copy of a per-example output, joined along the batch in order.
 _concatenate = jax.jit(lambda *pieces: jnp.concatenate(pieces))
@@ -54,8 +54,8 @@ class StepValues:
 
     def read(self, name: str, m: int | None, mesh: int) -> Any:
         """Value ``name`` of micro-batch ``m`` (``None``: step-level) as mesh ``mesh`` reads it."""
-        if is_argument(name):
-            number = int(name[3:])
+        number = argument_number(name)
+        if number is not None:
             if number in self.micro and m is not None:
                 return self.micro[number][m]
             return self.placed.get((number, mesh), self.args[number])

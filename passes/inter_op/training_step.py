@@ -155,14 +155,6 @@ def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, los
                         tuple(sorted(read_by[FORWARD] & read_by[APPLY])))
 
 
-def parameter_reads(func: ir.Operation, step: TrainingStep) -> dict[int, tuple[int, ...]]:
-    """Forward op -> the parameters (argument numbers) it reads directly, for the forward
-    ops that read any: where each parameter enters the forward pass."""
-    graph, parameters = StepGraph(func), set(step.parameters)
-    return {i: tuple(a for a in args if a in parameters) for i, args in enumerate(graph.args_read)
-            if step.phase[i] == FORWARD and parameters.intersection(args)}
-
-
 class StepGraph:
     """Def-use edges between the top-level ops of a function (region captures included):
     per op (``step_ops`` numbering) the top-level values it reads, the ops and arguments

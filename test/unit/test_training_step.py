@@ -13,7 +13,7 @@ from alpa_mlir import models
 from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.names import APPLY, BACKWARD, FORWARD
 from alpa_mlir.passes import run_pipeline
-from alpa_mlir.passes.inter_op.training_step import TrainingStep, analyze_training_step, parameter_reads, step_ops
+from alpa_mlir.passes.inter_op.training_step import TrainingStep, analyze_training_step, step_ops
 
 DOT = "stablehlo.dot_general"
 # Adam per parameter: mu (2 broadcasts, 2 mul, add), nu (2 broadcasts, 3 mul, add),
@@ -193,15 +193,6 @@ def test_explicit_gradients_set_the_apply_boundary(mlp_sgd: Step) -> None:
         later = analyze_training_step(func, use_locations=use_locations, gradients=scaled)
         assert {ops[i].name for i in later.ops(APPLY)} == {"stablehlo.subtract"}
         assert all(later.phase[producer[v]] == BACKWARD for v in scaled)
-
-
-def test_parameter_reads_name_the_weights_of_the_forward_matmuls(mlp_sgd: Step) -> None:
-    func = mlp_sgd.located
-    step, ops = analyze_training_step(func), step_ops(func)
-    reads = parameter_reads(func, step)
-    dots = [i for i in step.ops(FORWARD) if ops[i].name == DOT]
-    assert [reads[i] for i in dots] == [(1,), (3,)]  # params[0]['w'], params[1]['w']
-    assert sorted(a for args in reads.values() for a in args) == [0, 1, 2, 3]
 
 
 def test_a_step_that_returns_no_loss_splits_by_its_name_stacks() -> None:
