@@ -97,6 +97,12 @@ class ShardParallel:
         ``True`` makes the ILP of a 3-D mesh several times larger).
       force_zero_stage_3: Alpa's name for :class:`Zero3Parallel`'s settings
         (force_data_parallel, zero_stage=3, prefer_reduce_scatter).
+      partial_sums: what a bf16 or f16 dot split over its contraction all-reduces:
+        ``"float32"`` partials, so that the step computes what ``jax.jit`` computes (its
+        unsplit dot accumulates in f32), or ``"result"``: partials of the dot's own type,
+        half the bytes on a GPU, rounded before they are summed, as XLA does for a sharded
+        ``jax.jit`` and Megatron-LM's tensor parallelism does (``alpa-auto-sharding``'s
+        option). XLA:CPU runs bf16 collectives in f32 either way.
       num_micro_batches: gradient accumulation: the step is planned for one micro-batch
         (the batch arguments' leading dimension divided by it) and runs the gradient part
         once per micro-batch, reducing the gradients over the devices once per step
@@ -142,6 +148,7 @@ class ShardParallel:
     solver: str = "HIGHS"
     solver_time_limit: float = 0.0
     mip_gap: float = HIGHS_MIP_GAP
+    partial_sums: Literal["float32", "result"] = "float32"
     num_micro_batches: int = 1
     rematerialize: Literal["none", "auto", "all"] = "auto"
     layer_option: LayerOption | None = None

@@ -189,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated subset of: " + ", ".join(MODELS))
     parser.add_argument("--meshes", default="8,2x4", help="comma-separated meshes of 8 or 64 devices, e.g. 8,2x4,8x8")
+    parser.add_argument("--partial-sums", choices=("float32", "result"), default="float32",
+                        help="the plan's ShardParallel(partial_sums=...); result: bf16 partials, as the baselines")
     parser.add_argument("--note", default="", help="a sentence on the run's conditions, for the table")
     parser.add_argument("--out", default="benchmarks/results/plan_scale", help="output path without extension")
     args = parser.parse_args(argv)
@@ -203,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     result: dict = {"machine": machine_info(), "models": {}, "runs": [],
                     "settings": {"models": names, "meshes": args.meshes, "note": args.note,
+                                 "partial_sums": args.partial_sums,
                                  "profile": vars(PROFILE),
                                  "libraries": library_versions(), "source": source_version()}}
     constructors = zoo(quick=False)
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             dmesh = PROFILE.mesh(shape)
             method = ShardParallel(mesh_shape=shape, mesh_alpha=dmesh.alpha, mesh_beta=dmesh.beta,
-                                   memory_budget=PROFILE.budget)
+                                   memory_budget=PROFILE.budget, partial_sums=args.partial_sums)
             try:
                 row = measure(work, dmesh, method, BASELINES)
                 judged(row, dtype)

@@ -52,6 +52,10 @@ SCHEDULE_ATTR = "alpa.schedule"
 NUM_MICRO_BATCHES_ATTR = "alpa.num_micro_batches"
 ACCUMULATE_ATTR = "alpa.accumulate"  # "sum" where the micro-batches' values add up (absent: their mean)
 TRANSFER_ATTR = "alpa.transfer"
+# alpa-auto-sharding{partial-sums=result} on the module: a 16-bit dot split over its
+# contraction sums partials of its own type, as planned (alpa-widen-split-contractions
+# leaves the module as it is); absent, f32 partials.
+PARTIAL_SUMS_ATTR = "alpa.partial_sums"
 # Outlining (passes/inter_op/outline.py): the group of each top-level op while it is outlined.
 OUTLINE_GROUP_ATTR = "alpa.outline_group"
 

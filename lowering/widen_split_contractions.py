@@ -9,6 +9,7 @@ from jax._src.lib.mlir.dialects import hlo
 
 from ..dialect.annotations import MHLO_SHARDING, WIDENED_FLOATS, op_sharding, value_sharding
 from ..dialect.context import walk
+from ..dialect.names import PARTIAL_SUMS_ATTR
 from ..dialect.pass_registry import Diagnostics, Pass, register
 from ..dialect.sharding import ShardingError, TiledSharding
 
@@ -27,7 +28,9 @@ class WidenSplitContractionsPass(Pass):
     216 elements, by up to 0.5. With the f32 result the partition's all-reduce sums
     unrounded partials, and the convert rounds once. The intra-op pass prices that
     all-reduce in f32 (``IterationSpace.partial_itemsize``). It runs on a module about
-    to be compiled for a mesh (``lowering.spmd.compile_module`` runs it).
+    to be compiled for a mesh (``lowering.spmd.compile_module`` runs it), and leaves a
+    module planned with ``alpa-auto-sharding{partial-sums=result}`` (``alpa.partial_sums``
+    on the module: partials of the result type were priced) as it is.
 
     Input::
 
@@ -48,6 +51,8 @@ class WidenSplitContractionsPass(Pass):
     name = "alpa-widen-split-contractions"
 
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
+        if PARTIAL_SUMS_ATTR in module.attributes:  # planned with partials of the result's type
+            return
         for op in [op for op in walk(module) if op.name == "stablehlo.dot_general"]:
             result = op.results[0]
             narrow = result.type

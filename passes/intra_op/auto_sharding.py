@@ -22,6 +22,7 @@ from ...dialect.annotations import (
 from ...dialect.calls import unplannable_call
 from ...dialect.context import walk
 from ...dialect.mesh import DeviceMesh
+from ...dialect.names import PARTIAL_SUMS_ATTR
 from ...dialect.pass_registry import Diagnostics, Pass, provided, register
 from ...dialect.sharding import ShardingSpec
 from ...plans.sharding_plan import ShardingPlan
@@ -153,6 +154,10 @@ class AutoShardingPass(MeshOptions, Pass):
         "help": "recompute layers' activations in the backward pass (alpa-rematerialize; needs the layers of "
                 "alpa-layer-construction): none; auto (where no plan fits memory-budget without, the layers "
                 "whose recompute gives the cheapest plan that fits); all (every layer)"})
+    partial_sums: Literal["float32", "result"] = field(default="float32", metadata={
+        "help": "what a bf16 or f16 dot split over its contraction all-reduces: float32 partials (the values "
+                "its unsplit dot computes; alpa-widen-split-contractions emits them) or partials of its result "
+                "type (half the bytes on a GPU, rounded before they are summed, as plain XLA and Megatron-LM do)"})
     solver: str = field(default="HIGHS", metadata={"help": "CVXPY MILP solver"})
     solver_time_limit: float = field(default=0.0, metadata={"help": "seconds (0: no limit)"})
     mip_gap: float = field(default=ilp.HIGHS_MIP_GAP, metadata={
@@ -253,6 +258,8 @@ class AutoShardingPass(MeshOptions, Pass):
         plan = replace(annotate_plan(graph, solution, func, mesh, physical), memory=memory,
                        recomputed=attempt.recomputed)
         set_module_mesh(module, physical)
+        if self.partial_sums == "result":
+            module.attributes[PARTIAL_SUMS_ATTR] = ir.StringAttr.get("result")
         return plan
 
     def _attempt(self, func: ir.Operation, mesh: DeviceMesh, oracle: ReshardingOracle | None,
@@ -264,7 +271,8 @@ class AutoShardingPass(MeshOptions, Pass):
             allow_flattened_mesh=self.allow_flattened_mesh or self.force_data_parallel,
             allow_mixed_mesh_shape=self.allow_mixed_mesh_shape,
             allow_recompute_heavy_op=self.allow_recompute_heavy_op,
-            reduce_scatter=self.prefer_reduce_scatter), self.batch_args, forbidden, self.share_reshardings)
+            reduce_scatter=self.prefer_reduce_scatter, float32_partials=self.partial_sums == "float32"),
+            self.batch_args, forbidden, self.share_reshardings)
         for name, op in sorted(graph.no_rule.items()):
             diagnostics.warning(op, f"no sharding rule for '{name}'; it runs replicated")
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):

@@ -64,6 +64,9 @@ class StrategyOptions:
       reduce_scatter: also emit reduce-scatter variants of split sum reductions.
         Off by default: XLA:CPU runs them as all-reduce + slice (module docstring);
         XLA:GPU turns that into a reduce-scatter, so turn it on for GPU meshes.
+      float32_partials: a split contraction of a 16-bit dot all-reduces f32 partials
+        (``IterationSpace.partial_itemsize``, as ``alpa-widen-split-contractions`` emits
+        them); false: partials of the result's own type, as plain XLA emits them.
       flop_cost: bytes' transfer time on the mesh's fastest axis per flop computed again:
         a heavy op's redundant flops, and the flops of the ops ``alpa-rematerialize``
         computes again in the backward pass (1e-3: a device that computes 1000 flops in the
@@ -74,6 +77,7 @@ class StrategyOptions:
     allow_mixed_mesh_shape: bool = False
     allow_recompute_heavy_op: bool = False
     reduce_scatter: bool = False
+    float32_partials: bool = True
     flop_cost: float = 1e-3
 
 
@@ -132,9 +136,10 @@ def _algorithms(space: IterationSpace, loop_axes: LoopAxes, result_shapes: Seque
 
     # Table 3: partial sums of a split reduction loop meet in one all-reduce per
     # result, over the reduction loops' axes, on the result's tile.
+    partial = space.partial_itemsize if options.float32_partials else None
     all_reduces = tuple(
-        collective("all-reduce", tile_bytes(spec, result_shapes[r], space.partial_itemsize or result_itemsizes[r],
-                                            mesh), reduction_axes, mesh)
+        collective("all-reduce", tile_bytes(spec, result_shapes[r], partial or result_itemsizes[r], mesh),
+                   reduction_axes, mesh)
         for r, spec in enumerate(results) if spec is not None
     )
     strategies = [Strategy(name, loop_axes, operands, results, all_reduces)]

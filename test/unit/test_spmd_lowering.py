@@ -382,3 +382,24 @@ def test_a_split_bf16_contraction_rounds_once_as_jit_does() -> None:
     emitted = [(c.kind, c.bytes) for c in step.get_executable(x, w).compiled.collectives()]
     assert emitted == [("all-reduce", 4 * 6 * 9 * 4)]
     assert [(c.kind, c.bytes) for c in plan.predicted_collectives()] == emitted
+
+
+def test_partials_of_the_result_type_are_priced_in_it_and_not_widened() -> None:
+    # partial_sums="result": the same plan's all-reduce is priced in bf16 (half the f32
+    # price, what a GPU moves), the dot is not widened (the module says so), and XLA:CPU,
+    # which runs bf16 collectives in f32, emits the same bytes as with f32 partials.
+    keys = jax.random.split(jax.random.key(0), 2)
+    x = jax.random.normal(keys[0], (4, 6, 1024), jnp.bfloat16)
+    w = jax.random.normal(keys[1], (1024, 9), jnp.bfloat16)
+    step = alpa_mlir.parallelize(lambda x, w: x @ w,
+                                 method=alpa_mlir.ShardParallel(mesh_shape=(8,), partial_sums="result"))
+    plan = step.get_plan(x, w)
+    assert [a.spec.dims for a in plan.arguments] == [((), (), (0,)), ((0,), ())]
+    assert [(c.kind, c.bytes) for c in plan.predicted_collectives()] == [("all-reduce", 4 * 6 * 9 * 2)]
+    assert 'alpa.partial_sums = "result"' in step.get_module_text(x, w)
+    emitted = [(c.kind, c.bytes) for c in step.get_executable(x, w).compiled.collectives()]
+    assert emitted == [("all-reduce", 4 * 6 * 9 * 4)]
+    want = np.asarray(jax.jit(lambda x, w: x @ w)(x, w), np.float32)
+    got = np.asarray(step(x, w), np.float32)
+    np.testing.assert_allclose(got, want, rtol=0.05, atol=1.0)
+    assert (got != want).any()  # partials rounded to bf16 before they are summed (f32 ones: none differ)

@@ -45,3 +45,18 @@ func.func @unchanged(%arg0: tensor<8x16xf32> {mhlo.sharding = "{devices=[1,4]<=[
   %3 = stablehlo.dot_general %arg4, %arg3, contracting_dims = [1] x [0] : (tensor<8x16xbf16>, tensor<16x8xbf16>) -> tensor<8x8xbf16>
   return %0, %1, %2, %3 : tensor<8x8xf32>, tensor<8x8xbf16>, tensor<8x8xbf16>, tensor<8x8xbf16>
 }
+
+// -----
+
+// A module planned with alpa-auto-sharding{partial-sums=result} (alpa.partial_sums): its
+// split contractions all-reduce partials of their own type, as priced, and stay as they are.
+// CHECK-LABEL: module attributes {alpa.partial_sums = "result"}
+// CHECK-NOT: stablehlo.convert
+// CHECK: return
+module attributes {alpa.partial_sums = "result"} {
+  func.func @planned_in_bf16(%arg0: tensor<4x1024xbf16> {mhlo.sharding = "{devices=[1,8]<=[8]}"},
+                             %arg1: tensor<1024x9xbf16> {mhlo.sharding = "{devices=[8,1]<=[8]}"}) -> tensor<4x9xbf16> {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] {mhlo.sharding = "{replicated}"} : (tensor<4x1024xbf16>, tensor<1024x9xbf16>) -> tensor<4x9xbf16>
+    return %0 : tensor<4x9xbf16>
+  }
+}

@@ -28,6 +28,8 @@
 // OPT-GAP: alpa-opt: error: alpa-auto-sharding: option 'mip-gap' is a fraction in [0, 1); got 1.0
 // RUN: not alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 keep-user-shardings=some' 2>&1 | FileCheck %s --check-prefix=OPT-KEEP
 // OPT-KEEP: alpa-opt: error: option 'keep-user-shardings' of alpa-auto-sharding must be one of all, io, none; got 'some'
+// RUN: not alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 partial-sums=bf16' 2>&1 | FileCheck %s --check-prefix=OPT-PARTIAL
+// OPT-PARTIAL: alpa-opt: error: option 'partial-sums' of alpa-auto-sharding must be one of float32, result; got 'bf16'
 
 // Errors that depend on the machine, not on the IR: an unknown solver, a report that cannot be written.
 // RUN: not alpa-opt %s --split-input-file --alpa-auto-sharding='mesh-shape=2,2 solver=NO_SUCH_SOLVER' 2>&1 | FileCheck %s --check-prefix=SOLVER
