@@ -9,12 +9,14 @@ micro-batches. Parameters and loss equal ``jax.jit`` of the same step within rto
 atol 1e-5 (f32; the plans reorder sums, the micro-batches add two halves' gradients). The
 models, their parameters and ``jax.jit``'s results are built once per model.
 
-CI runs a part of the sweep that every model, mesh and cluster is in: ``ShardParallel``
-on the 2-D and 1-D meshes with 2 micro-batches, ``PipeshardParallel`` with 2 on one
-cluster per model. ``ALPA_MLIR_FULL_TESTS=1`` runs all 84 cases, the (2, 2, 2) ones
-minutes each: planning a 3-D mesh is slow (Mistral on (2, 2, 2), 2 micro-batches: an
-ILP of 430,025 variables, stopped at a 60 s limit after 106 s) and 1 micro-batch is the
-path the rest of the suite takes."""
+CI runs a part of the sweep that every model, mesh and cluster is in, with 2
+micro-batches: ``ShardParallel`` on (8,) and on one 2-D mesh per model ((2, 4) and (4, 2)
+in turn, so Llama, whose Shardy abort was on both, gets (2, 4) and Mistral (4, 2)), and
+``PipeshardParallel`` on one cluster per model. ``ALPA_MLIR_FULL_TESTS=1`` runs all 84
+cases. Left out of CI: BERT on (4, 2) (its ILP's LP relaxation is fractional: 175 s here
+of branch and bound at the root), the (2, 2, 2) ones, minutes each (Mistral, 2
+micro-batches: an ILP of 430,025 variables, stopped at a 60 s limit after 106 s), and
+1 micro-batch, the path the rest of the suite takes."""
 
 from __future__ import annotations
 
@@ -106,7 +108,8 @@ def _cases(meshes, micro_batches: tuple[int, ...], in_ci) -> list:
 
 
 @pytest.mark.parametrize("family,mesh_shape,micro_batches",
-                         _cases(SHARD_MESHES, (1, 2), lambda m, mesh, b: b == 2 and len(mesh) < 3))
+                         _cases(SHARD_MESHES, (1, 2),
+                                lambda m, mesh, b: b == 2 and mesh in ((8,), SHARD_MESHES[1 + m % 2])))
 def test_shard_parallel_equals_jit(family, mesh_shape, micro_batches):
     check(family, ShardParallel(mesh_shape=mesh_shape, num_micro_batches=micro_batches))
 
