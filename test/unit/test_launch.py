@@ -148,16 +148,18 @@ def test_argument_errors_name_the_option(args, option, capsys):
     assert option in capsys.readouterr().err
 
 
-def test_cpus_per_process_gives_each_process_cpus_of_its_own(tmp_path, capsys):
+def test_cpus_per_process_gives_each_process_cpus_of_its_own(tmp_path):
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs 2 CPUs")
     script = tmp_path / "affinity.py"
     script.write_text("import os, jax; jax.numpy.ones(2).block_until_ready(); print(sorted(os.sched_getaffinity(0)))\n")
-    assert launch.main(["--num-processes", "2", "--cpus-per-process", "1", str(script)]) == 0
-    captured = capsys.readouterr()
+    # A launcher process of its own: it sets the affinity between fork and exec, which
+    # wants a single-threaded parent (pytest's has JAX's threads).
+    result, _ = run_launcher("--num-processes", "2", "--cpus-per-process", "1", str(script))
+    assert result.returncode == 0, result.stdout + result.stderr
     first, second = sorted(os.sched_getaffinity(0))[:2]
-    assert f"[p0] [{first}]" in captured.out and f"[p1] [{second}]" in captured.out
-    assert f"p0 runs on CPU {first}" in captured.err and f"p1 runs on CPU {second}" in captured.err
+    assert f"[p0] [{first}]" in result.stdout and f"[p1] [{second}]" in result.stdout
+    assert f"p0 runs on CPU {first}" in result.stderr and f"p1 runs on CPU {second}" in result.stderr
 
 
 def test_cpu_sets_are_disjoint_and_lowest_first():
