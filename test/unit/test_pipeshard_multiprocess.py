@@ -35,11 +35,11 @@ SAFETY_S = 240
 MODELS = ("mlp", "gpt", "moe") if os.environ.get("ALPA_MLIR_FULL_TESTS") == "1" else ("mlp",)
 
 
-def launch(mode: str, fault: str) -> tuple[subprocess.CompletedProcess, float]:
+def launch(mode: str, fault: str, *transformers: str) -> tuple[subprocess.CompletedProcess, float]:
     env = dict(os.environ, PIPESHARD_FAULT=fault)
     start = time.monotonic()
-    result = subprocess.run([*LAUNCHER, "--timeout", str(SAFETY_S - 30), str(SCRIPT), mode], capture_output=True,
-                            text=True, timeout=SAFETY_S, env=env)
+    result = subprocess.run([*LAUNCHER, "--timeout", str(SAFETY_S - 30), str(SCRIPT), mode, *transformers],
+                            capture_output=True, text=True, timeout=SAFETY_S, env=env)
     return result, time.monotonic() - start
 
 
@@ -60,7 +60,7 @@ def assert_gone(stdout: str) -> None:
 def trained_then_killed() -> tuple[subprocess.CompletedProcess, float]:
     """MLP (and GPT and MoE) steps on two processes, then an MLP step in which process 1 exits
     abruptly (one cluster for both tests: starting one takes a while on 2 cores)."""
-    return launch("train", "exit")
+    return launch("train", "exit", *MODELS[1:])
 
 
 def test_steps_on_two_processes_match_jit(trained_then_killed):

@@ -1,15 +1,15 @@
 """A process of the multi-controller PipeshardParallel tests, started by ``python -m alpa_mlir.runtime.launch``.
 
-Usage: ``pipeshard_step.py train|mlp`` (2 processes x 4 devices). Every process first
-prints ``started pid=<pid>``.
+Usage: ``pipeshard_step.py train|mlp [gpt] [moe]`` (2 processes x 4 devices). Every
+process first prints ``started pid=<pid>``.
 
 * ``train``: an MLP (three layers, ``mark_pipeline_boundary`` between them, 4
-  micro-batches) for 3 steps, and with ``ALPA_MLIR_FULL_TESTS=1`` then a GPT and a GShard
-  MoE (Adam, 2 micro-batches) for 2 steps each (CI keeps the tiny MLP), all pipelined
-  over two (1, 4) submeshes of the default (2, 4) cluster, so that each process drives
-  one stage. Each step's outputs are gathered with ``to_host`` and
-  compared, on every process, with ``jax.jit`` of the same step on the process's own
-  device, then fed to the next step as they are (global arrays). Prints
+  micro-batches) for 3 steps, then the GPT and GShard MoE named after it (Adam, 2
+  micro-batches) for 2 steps each, all pipelined over two (1, 4) submeshes of the
+  default (2, 4) cluster, so that each process drives one stage. Each step's outputs
+  are gathered with ``to_host`` and compared, on every process, with ``jax.jit`` of the
+  same step on the process's own device, then fed to the next step as they are (global
+  arrays). Prints
   ``OK <model> process <i>``.
 * ``mlp``: the MLP for 1 step.
 
@@ -123,17 +123,16 @@ def fail_next_step(pipelined, args, kind):
     raise AssertionError("the step with a failed process returned")
 
 
-def main(mode):
+def main(mode, transformers):
     distributed.initialize()
     pipelined, args = run_mlp(steps=3 if mode == "train" else 1)
-    if mode == "train" and os.environ.get("ALPA_MLIR_FULL_TESTS") == "1":
-        run_transformer("gpt")
-        run_transformer("moe")
+    for name in transformers:
+        run_transformer(name)
     if os.environ.get("PIPESHARD_FAULT"):
         fail_next_step(pipelined, args, os.environ["PIPESHARD_FAULT"])
 
 
 if __name__ == "__main__":
     print(f"started pid={os.getpid()}", flush=True)
-    assert sys.argv[1] in ("train", "mlp"), sys.argv
-    main(sys.argv[1])
+    assert sys.argv[1] in ("train", "mlp") and set(sys.argv[2:]) <= {"gpt", "moe"}, sys.argv
+    main(sys.argv[1], sys.argv[2:])
