@@ -13,7 +13,7 @@ table). The rest of the stage (element-wise ops, reductions, communication, laun
 compared the same way. A ``jax.profiler`` trace of the whole stage (XLA:CPU records each
 thunk) counts its collectives and the time each device spends in their rendezvous,
 waiting for its peers, against the wait the stage's price holds for them
-(``stage_costing.sync_seconds``: the device profile's ``collective_sync``).
+(``profile_pricing.sync_seconds``: the device profile's ``collective_sync``).
 
     XLA_FLAGS=--xla_force_host_platform_device_count=8 python benchmarks/dot_costs.py
 """
@@ -41,7 +41,7 @@ from pipeshard import WORKLOADS, pipelined, workload  # noqa: E402
 from alpa_mlir.dialect.context import make_context  # noqa: E402
 from alpa_mlir.dialect.mesh import DeviceMesh  # noqa: E402
 from alpa_mlir.lowering.spmd import compile_module  # noqa: E402
-from alpa_mlir.passes.inter_op import stage_costing  # noqa: E402
+from alpa_mlir.passes.inter_op import profile_pricing, stage_costing  # noqa: E402
 from alpa_mlir.runtime.mesh_executable import MeshExecutable  # noqa: E402
 from alpa_mlir.runtime.profiling import time_module  # noqa: E402
 
@@ -49,30 +49,29 @@ from alpa_mlir.runtime.profiling import time_module  # noqa: E402
 def costed_stages(model: str) -> list[dict]:
     """The stage modules the search costs for ``model`` (S=2, B=4), with their prices."""
     stages = []
-    cost = stage_costing._stage_cost
+    cost = stage_costing._stage_latency
 
-    def keep(options, profile, stage, mesh, plan, shardings, planned, cache, indices, phase, main, tiles,
-             diagnostics):
-        result = cost(options, profile, stage, mesh, plan, shardings, planned, cache, indices, phase, main, tiles,
-                      diagnostics)
+    def keep(options, profile, cache, work, planned, tiles):
+        seconds = cost(options, profile, cache, work, planned, tiles)
+        mesh = work.mesh
         table = rate = 0.0
-        for n in indices:
-            dot = stage_costing.device_share(cache.graph.ops[n], mesh.size, profile.devices, tiles[n]) \
+        for n in work.indices:
+            dot = profile_pricing.device_share(cache.graph.ops[n], mesh.size, profile.devices, tiles[n]) \
                 if n in tiles else None
             if dot is not None:
                 table += profile.dot_seconds(dot)
                 rate += profile.matmul_seconds(dot.flops * dot.devices, dot.dtype, dot.devices)
-        stages.append({"model": model, "mesh": "x".join(map(str, mesh.shape)), "module": str(planned),
-                       "priced": result[0], "dots_table": table, "dots_rate": rate,
-                       "sync_priced": stage_costing.sync_seconds(plan, mesh, profile)})
-        return result
+        stages.append({"model": model, "mesh": "x".join(map(str, mesh.shape)), "module": str(planned.module),
+                       "priced": seconds, "dots_table": table, "dots_rate": rate,
+                       "sync_priced": profile_pricing.sync_seconds(planned.plan, mesh, profile)})
+        return seconds
 
-    stage_costing._stage_cost = keep
+    stage_costing._stage_latency = keep
     try:
         work = workload(model)
         pipelined(work, 2, 4, cost_model="analytic").get_plan(*work.args)
     finally:
-        stage_costing._stage_cost = cost
+        stage_costing._stage_latency = cost
     return stages
 
 

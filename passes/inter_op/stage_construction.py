@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from jax._src.lib.mlir import ir
 
@@ -30,18 +29,29 @@ from ...plans.pipeline_plan import PipelinePlan, StagePlacement
 from ..intra_op.auto_sharding import check_state
 from .layer_construction import LayerConstructionPass
 from .outline import OutlineError, extract, outline
-from .stage_costing import CostCache, cost_stages, frozen_heap, plan_stage
+from .stage_costing import CostCache, CostingOptions, LayeredStep, StageTimer, cost_stages, frozen_heap, plan_stage
 from .stage_dp import StageDPError
 from .stage_parts import part_numbers, rematerialize_free_ops, sum_per_stage
-from .stage_search import best_plan, candidate_families, costed_candidates, logical_shapes, virtual_stage_bounds
+from .stage_search import (
+    CostedSpace,
+    SearchOptions,
+    SearchResult,
+    SearchSpace,
+    search_layering,
+    virtual_stage_bounds,
+)
 from .submesh import cover_submeshes
 from .training_step import step_ops
 
 LOG = logging.getLogger("alpa_mlir.stage_construction")
 MAX_JOBS = 256  # planning processes; more than any host has cores
-# cost-model=profile: (planned stage module, mesh, timed runs) -> the median seconds of one
-# run on local devices; a ValueError when the mesh cannot run here (stage_costing calls it).
-StageTimer = Callable[[ir.Module, DeviceMesh, int], float]
+
+
+class Layering(NamedTuple):
+    """The layer of each op of ``@main`` under one layering the search compares, by name."""
+
+    name: str  # clustered (alpa-layer-construction's) or equal-operator
+    layer: list[int]
 
 
 @register
@@ -259,28 +269,18 @@ class StageConstructionPass(Pass):
         cluster = PhysicalCluster(*self.cluster_shape, intra_host_alpha=alpha, intra_host_beta=beta,
                                   inter_host_alpha=self.inter_host_latency,
                                   inter_host_beta=1.0 / self.inter_host_bandwidth)
-        cache, found, errors = CostCache(), [], []
-        stats = {"candidates": 0, "composed_ranges": 0, "pruned_candidates": 0, "cost_seconds": 0.0,
-                 "dp_seconds": 0.0}
-        with frozen_heap():
-            for name, layer in layerings:
-                try:
-                    bound = min((f[2].latency for f in found), default=math.inf)
-                    searched = self._search(main, name, layer, phase, cluster, profile, cache, stats, bound,
-                                            diagnostics)
-                except StageDPError as error:
-                    errors.append(error)
-                    continue
-                if searched is None:
-                    return
-                found.append(searched)
-        if not found:
-            diagnostics.error(main, f"stage construction: {errors[0]}")
-            return
-        name, layer, plan, costs, views = min(found, key=lambda f: f[2].latency)
-        stats.update(intra_op_plans=len(cache.planned), layering=name, layerings=[n for n, _ in layerings])
+        found = self._search(main, layerings, phase, self._costing_options(cluster), profile, diagnostics)
+        if found is not None:
+            self._place(module, main, *found, cluster, diagnostics)
+
+    def _place(self, module: ir.Operation, main: ir.Operation, layering: Layering, found: SearchResult, stats: dict,
+               cluster: PhysicalCluster, diagnostics: Diagnostics) -> None:
+        """The stages of the plan ``found`` for ``layering`` placed on the cluster, planned
+        whole on their meshes and outlined; the report written."""
+        plan, costs, views = found.plan, found.costs, found.views
+        ops = step_ops(main)
         i64 = ir.IntegerType.get_signless(64, module.context)
-        for op, number in zip(ops, layer):
+        for op, number in zip(ops, layering.layer):
             op.attributes[LAYER_ATTR] = ir.IntegerAttr.get(i64, number)
         try:
             placements = cover_submeshes(tuple(self.cluster_shape), [s.shape for s in plan.stages])
@@ -292,7 +292,7 @@ class StageConstructionPass(Pass):
                   for s, pl in zip(plan.stages, placements)]
         bounds = [st.start for st in plan.stages] + [plan.stages[-1].end]
         if self.virtual_stages > 1:  # interleaved 1F1B: stage k on mesh k mod S
-            bounds = virtual_stage_bounds(self, [(st.start, st.end) for st in plan.stages])
+            bounds = virtual_stage_bounds(self._search_options(), [(st.start, st.end) for st in plan.stages])
             meshes = [meshes[k % len(meshes)] for k in range(len(bounds) - 1)]
 
         def stage_of_layer(number: int) -> int:
@@ -331,7 +331,7 @@ class StageConstructionPass(Pass):
             self._write_report(module, diagnostics, plan, placements, meshes, costs, stats, bounds)
 
     def _layerings(self, module: ir.Operation, ops: list[ir.Operation],
-                   diagnostics: Diagnostics) -> list[tuple[str, list[int]]] | None:
+                   diagnostics: Diagnostics) -> list[Layering] | None:
         """The layer of each op of ``@main`` under each layering the search compares, by name:
         ``clustered`` (alpa-layer-construction's), ``equal-operator`` (as many forward ops per
         layer; Sec. 8.3's baseline), or in ``auto`` mode both, unless they agree, the option
@@ -342,16 +342,16 @@ class StageConstructionPass(Pass):
         clustered = [ir.IntegerAttr(op.attributes[LAYER_ATTR]).value for op in ops]
         if self.stage_mode not in ("auto", "equal-operator") or (self.stage_mode == "auto" and (
                 not self.compare_layerings or any(SEGMENT_ATTR in op.attributes for op in ops))):
-            return [("clustered", clustered)]
+            return [Layering("clustered", clustered)]
         # The baseline's layering must exist; auto goes on without it when it does not.
         relayering = diagnostics if self.stage_mode == "equal-operator" else Diagnostics([])
         LayerConstructionPass(layers=max(clustered) + 1, clustering="equal-operator").apply(module, relayering)
         if relayering.failed:
-            return None if self.stage_mode == "equal-operator" else [("clustered", clustered)]
+            return None if self.stage_mode == "equal-operator" else [Layering("clustered", clustered)]
         equal = [ir.IntegerAttr(op.attributes[LAYER_ATTR]).value for op in step_ops(find_main(module))]
         if self.stage_mode == "equal-operator":
-            return [("equal-operator", equal)]
-        return [("clustered", clustered)] + ([("equal-operator", equal)] if equal != clustered else [])
+            return [Layering("equal-operator", equal)]
+        return [Layering("clustered", clustered)] + ([Layering("equal-operator", equal)] if equal != clustered else [])
 
     def _profile(self) -> DeviceProfile | None:
         """The device profile the option names (None: the constant options); raises a
@@ -365,73 +365,64 @@ class StageConstructionPass(Pass):
                              "with device_profiler= (alpa-opt and alpa_mlir give the runtime's)")
         return self.device_profiler()
 
-    def _search(self, main: ir.Operation, name: str, layer: list[int], phase: list[str], cluster: PhysicalCluster,
-                profile: DeviceProfile | None, cache: CostCache, stats: dict, bound: float,
-                diagnostics: Diagnostics) -> tuple | None:
-        """Cost the candidates of one layering and run the DP: (name, layer, plan, costs,
-        logical views), or None after an error (reported); ``StageDPError`` when the DP
-        finds no plan. ``stats`` accumulates the search's counts and seconds; ``bound``:
-        the latency of the best plan of an earlier layering (inf if none).
+    def _search_options(self) -> SearchOptions:
+        return SearchOptions(tuple(self.cluster_shape), self.num_micro_batches, self.stage_mode, self.num_stages,
+                             tuple(self.stage_layers), tuple(self.stage_submeshes), self.submesh_space,
+                             self.logical_mesh_space, self.max_costed_layers, self.epsilon, self.virtual_stages,
+                             bounded=self.prune and self.cost_model != "profile")
 
-        The single-layer candidates (the cheapest to plan) are costed first, and where
-        they make no plan (more layers than devices, or memory) the whole cluster's single
-        stage with them (a plan between them always exists where memory allows); the best
-        plan among them bounds the rest, which are pruned by it (``cost_stages``). (The
-        whole cluster's stage is the costliest to plan, and on XLA:CPU, whose devices share
-        the host's cores, it is pruned: 4-layer GPT-2 on 8 devices, 3 of its 83 plans and
-        1.6 of the search's 12 s.)"""
-        num_layers = max(layer) + 1
-        try:
-            families = candidate_families(self, num_layers)
-        except ValueError as error:
-            diagnostics.error(main, str(error))
-            return None
-        candidates, composed = costed_candidates(sorted({c for family in families for c in family}),
-                                                 self.max_costed_layers, num_layers)
-        submeshes = sorted({k for _, _, k in candidates})
-        views = {k: logical_shapes(k, self.logical_mesh_space) for k in submeshes}
-        start = time.perf_counter()
-        LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
-        cluster_shape = tuple(self.cluster_shape)
-        singles = [(i, j, k) for i, j, k in candidates if j - i == 1]
-        whole = [(i, j, k) for i, j, k in candidates if j - i == num_layers and k == cluster_shape]
-        if not self.prune or self.cost_model == "profile" or composed:
-            bound = math.inf  # measured costs and composed ranges are not bounded by the compute
-        else:
-            for probe in (singles, singles + whole):
-                if len(probe) == len(candidates):
-                    break
-                probed = cost_stages(self, main, layer, phase, probe, [], submeshes, views, cluster, profile,
-                                     cache, diagnostics)
-                if probed is None:
-                    return None
+    def _costing_options(self, cluster: PhysicalCluster) -> CostingOptions:
+        return CostingOptions(cluster, self.num_micro_batches, self.virtual_stages, self.jobs, self.mip_gap,
+                              self.cost_model, self.profile_repeats, self.device_flops, self.device_memory,
+                              self.max_costed_layers, time_dots=self.device_profile == "local",
+                              stage_timer=self.stage_timer, dot_timer=self.dot_timer)
+
+    def _search(self, main: ir.Operation, layerings: list[Layering], phase: list[str], costing: CostingOptions,
+                profile: DeviceProfile | None, diagnostics: Diagnostics) -> tuple[Layering, SearchResult, dict] | None:
+        """The best plan over ``layerings`` (each searched by ``stage_search.search_layering``,
+        its candidates costed by ``stage_costing.cost_stages`` from one cache, the best plan of
+        the earlier ones bounding the later's), its layering and the search's statistics;
+        None after an error (reported)."""
+        options, cache = self._search_options(), CostCache()
+        found: list[tuple[Layering, SearchResult]] = []
+        errors = []
+        stats = dict.fromkeys(("candidates", "composed_ranges", "pruned_candidates"), 0)
+        stats.update(cost_seconds=0.0, dp_seconds=0.0)
+        with frozen_heap():
+            for layering in layerings:
+                step = LayeredStep(main, layering.layer, phase)
+
+                def cost(space: SearchSpace, bound: float, step: LayeredStep = step) -> CostedSpace | None:
+                    return cost_stages(costing, step, space, profile, cache, diagnostics, bound=bound)
+
+                bound = min((result.plan.latency for _, result in found), default=math.inf)
                 try:
-                    bound = min(bound, best_plan(families, probed[0], cluster_shape, self.num_micro_batches,
-                                                 self.epsilon, self.virtual_stages)[0].latency)
-                    break
-                except StageDPError:  # no plan of those candidates (more layers than devices, memory)
-                    pass
-        found = cost_stages(self, main, layer, phase, candidates, composed, submeshes, views, cluster, profile,
-                            cache, diagnostics, bound)
-        if found is None:
+                    result = search_layering(options, max(layering.layer) + 1, cost, bound, layering.name)
+                except StageDPError as error:  # no plan of this layering
+                    errors.append(error)
+                    continue
+                except ValueError as error:  # an option that allows no candidates
+                    diagnostics.error(main, str(error))
+                    return None
+                if result is None:
+                    return None
+                LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in "
+                         "%.1f s%s", len(cache.planned), result.stats["candidates"], result.stats["cost_seconds"],
+                         f" ({result.stats['pruned_candidates']} on a logical mesh not planned: "
+                         f"{self.num_micro_batches} times their compute, and the other layers' least, exceed a "
+                         f"plan's latency, {result.bound:.4g} s)" if result.stats["pruned_candidates"] else "")
+                LOG.info("stage construction: DP over the %s layers: %d stages, predicted latency %.4g s",
+                         layering.name, len(result.plan.stages), result.plan.latency)
+                for key, value in result.stats.items():
+                    stats[key] += value
+                found.append((layering, result))
+        if not found:
+            diagnostics.error(main, f"stage construction: {errors[0]}")
             return None
-        costs, pruned = found
-        seconds = time.perf_counter() - start
-        LOG.info("stage construction: %d intra-op plans so far, %d (layer range, submesh) candidates in %.1f s%s",
-                 len(cache.planned), len(candidates), seconds,
-                 f" ({pruned} on a logical mesh not planned: {self.num_micro_batches} times their compute, and the "
-                 f"other layers' least, exceed a plan's latency, {bound:.4g} s)" if pruned else "")
-        stats["cost_seconds"] += seconds
-        stats["candidates"] += len(candidates)
-        stats["composed_ranges"] += len(composed)
-        stats["pruned_candidates"] += pruned
-        tic = time.perf_counter()
-        plan, costs = best_plan(families, costs, tuple(self.cluster_shape), self.num_micro_batches, self.epsilon,
-                                self.virtual_stages)
-        stats["dp_seconds"] += time.perf_counter() - tic
-        LOG.info("stage construction: DP over the %s layers: %d stages, predicted latency %.4g s", name,
-                 len(plan.stages), plan.latency)
-        return name, layer, plan, costs, views
+        layering, result = min(found, key=lambda f: f[1].plan.latency)
+        stats.update(intra_op_plans=len(cache.planned), layering=layering.name,
+                     layerings=[other.name for other in layerings])
+        return layering, result, stats
 
     def _annotate_stage(self, main: ir.Operation, indices: list[int], mesh: DeviceMesh,
                         diagnostics: Diagnostics) -> list[tuple[ir.Value, ir.Attribute]] | None:

@@ -4,8 +4,7 @@ Every (layer range, logical mesh) candidate's forward and backward ops are extra
 into a module of their own and planned by ``alpa-auto-sharding`` (modules that print
 alike, as repeated layers do, are planned once; ``jobs`` > 1 plans in processes). Its
 latency is analytic (FLOPs over the devices' FLOP/s, or priced by a device profile:
-``compute_seconds`` and the collectives' waits, ``sync_seconds``; plus the plan's
-communication on the alpha-beta model) or
+``profile_pricing.py``; plus the plan's communication on the alpha-beta model) or
 measured (``cost-model=profile``: the planned module timed by the ``stage_timer`` the
 pass is given). Memory for Eq. 5: the per-device bytes of the parameters the stage
 reads (optimizer state taken as sharded like them) and of the activations its backward
@@ -22,13 +21,12 @@ import math
 import multiprocessing
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Literal, NamedTuple
 
 import numpy as np
 from jax._src.lib.mlir import ir
-from jax._src.lib.mlir.dialects import hlo
 
 from ...dialect.annotations import find_main, result_shardings
 from ...dialect.context import make_context
@@ -43,15 +41,77 @@ from ..intra_op.auto_sharding import AutoShardingPass
 from ..intra_op.ilp import HIGHS_MIP_GAP
 from ..intra_op.rules import itemsize_of, shape_of
 from .layer_construction import op_flops
-from .outline import extract
+from .outline import Extracted, extract
+from .profile_pricing import compute_seconds, device_share, op_seconds, plan_tiles, sync_seconds, with_timed_dots
 from .stage_dp import StageCosts
-from .stage_search import Candidate, compose_ranges
+from .stage_search import CostedSpace, SearchSpace, compose_ranges
 from .training_step import StepGraph
 
-if TYPE_CHECKING:
-    from .stage_construction import StageConstructionPass
-
 LOG = logging.getLogger("alpa_mlir.stage_construction")
+# cost-model=profile: (planned stage module, mesh, timed runs) -> the median seconds of one
+# run on local devices; a ValueError when the mesh cannot run here.
+StageTimer = Callable[[ir.Module, DeviceMesh, int], float]
+
+
+@dataclass(frozen=True)
+class CostingOptions:
+    """What stage costing reads of ``alpa-stage-construction``'s options, built once per run:
+    the cluster (its per-axis alpha-beta from the options or the device profile), Eq. 2's
+    ``B`` and ``v`` (for the prune's bound), how candidates are planned (``jobs``,
+    ``mip_gap``) and timed (``cost_model``, ``profile_repeats``, ``stage_timer``; the dots a
+    ``local`` profile lacks with ``dot_timer``), ``device_flops`` without a profile,
+    ``device_memory`` for Eq. 5 (0: unlimited) and ``max_costed_layers``."""
+
+    cluster: PhysicalCluster
+    num_micro_batches: int = 1
+    virtual_stages: int = 1
+    jobs: int = 1
+    mip_gap: float = 0.01
+    cost_model: Literal["analytic", "profile"] = "analytic"
+    profile_repeats: int = 3
+    device_flops: float = 1e13
+    device_memory: float = 0.0
+    max_costed_layers: int = 0
+    time_dots: bool = False  # device-profile=local: time the dots the profile lacks with dot_timer
+    stage_timer: StageTimer | None = None
+    dot_timer: Callable[[list[Dot]], dict[str, float]] | None = None
+
+
+class LayeredStep(NamedTuple):
+    """``@main`` of a training step, with the layer and phase of each of its ops."""
+
+    main: ir.Operation
+    layer: list[int]
+    phase: list[str]
+
+
+class PlannedStage(NamedTuple):
+    """A candidate stage module planned on its logical mesh."""
+
+    plan: ShardingPlan
+    shardings: list[list[str]]  # the result shardings of each op it copies, in copy order
+    module: ir.Module  # the annotated module
+
+
+class StageCost(NamedTuple):
+    """What a candidate stage costs on its logical mesh."""
+
+    latency: float  # t_intra, seconds
+    params: float  # bytes per device of the parameters it reads
+    params_whole: float  # their bytes unsharded
+    activations: float  # bytes per device its backward reads from its forward (Eq. 5's mem_act)
+
+
+class _Work(NamedTuple):
+    """A distinct (stage module, logical mesh) to plan and cost."""
+
+    stage: Extracted
+    mesh: DeviceMesh
+    indices: tuple[int, ...]  # the ops of @main it copies
+
+
+class _CostingError(Exception):
+    """A candidate that cannot be costed; the message is reported at ``@main``."""
 
 
 @dataclass
@@ -60,23 +120,20 @@ class CostCache:
     search (its first candidates, then the rest; the layerings it compares): a range is
     extracted and planned once, however often and by whichever layering it is asked for."""
 
-    planned: dict = field(default_factory=dict)  # key -> (plan, shardings of the copied ops, planned module)
-    costed: dict = field(default_factory=dict)  # key -> (t_intra, parameter bytes per device and whole, activations)
+    planned: dict = field(default_factory=dict)  # key -> PlannedStage
+    costed: dict = field(default_factory=dict)  # key -> StageCost
     extracted: dict = field(default_factory=dict)  # the ops of @main it copies -> (stage, its text)
     graph: StepGraph | None = None  # @main's dataflow
     compute: dict = field(default_factory=dict)  # (the ops of @main it copies, devices) -> analytic compute
     floors: dict = field(default_factory=dict)  # device counts -> op number -> floor under its compute (_floors)
 
 
-def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[int], phase: list[str],
-                candidates: list[Candidate], composed: list[tuple[int, int]], submeshes: list[tuple[int, int]],
-                views: dict[tuple[int, int], list[tuple[int, int]]], cluster: PhysicalCluster,
-                profile: DeviceProfile | None, cache: CostCache, diagnostics: Diagnostics,
-                bound: float = math.inf) -> tuple[StageCosts, int] | None:
-    """Eq. 3-5's tables for the DP: ``t_intra`` and the memories of every candidate on every
-    logical view of its submesh (``views``), and of the ``composed`` ranges built from
-    shorter ones; compute priced by ``profile`` where given. ``layer``/``phase``: of each
-    op of ``@main``. Stage modules in ``cache`` are not planned again; new ones are added.
+def cost_stages(options: CostingOptions, step: LayeredStep, space: SearchSpace, profile: DeviceProfile | None,
+                cache: CostCache, diagnostics: Diagnostics, *, bound: float = math.inf) -> CostedSpace | None:
+    """Eq. 3-5's tables for the DP: ``t_intra`` and the memories of every candidate of
+    ``space`` on every logical view of its submesh, and of its composed ranges built from
+    shorter ones; compute priced by ``profile`` where given. Stage modules in ``cache`` are
+    not planned again; new ones are added.
 
     ``bound``: the Eq. 2 latency of a plan already found. Eq. 2 is at least ``B t_i`` plus
     the other stages' ``t_j`` (over ``v``, interleaved: ``stage_dp.pipeline_latency``) for
@@ -87,9 +144,10 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     latencies are not compute plus a communication cost: measured, or composed.) Returns
     the tables and the number of (range, logical mesh) entries so skipped; None after an
     error (reported)."""
+    main, layer, phase = step
     num_layers = max(layer) + 1
-    width = max(len(v) for v in views.values())
-    shape = (num_layers + 1, num_layers + 1, len(submeshes), width)
+    width = max(len(v) for v in space.views.values())
+    shape = (num_layers + 1, num_layers + 1, len(space.submeshes), width)
     latency, param_mem, act_mem = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
     # Every candidate plans the same ops again: their warnings are reported once, below.
     sink: list = []
@@ -101,11 +159,11 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
     for n, number in enumerate(layer):
         of_layer[number].append(n)
     state = {(i, j): _state_bytes(graph, phase, [n for number in range(i, j) for n in of_layer[number]])
-             for i, j in {(i, j) for i, j, _ in candidates}}
-    work: dict[tuple, tuple] = {}  # distinct (stage module, logical mesh) -> (stage, mesh, indices)
+             for i, j in {(i, j) for i, j, _ in space.candidates}}
+    work: dict[tuple, _Work] = {}  # by (stage module text, logical mesh)
     entries = []  # (table index, work key)
     ranges: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
-    for i, j, k in candidates:
+    for i, j, k in space.candidates:
         if (i, j) not in ranges:  # once per range, whatever the submesh
             indices = tuple(sorted(n for number in range(i, j) for n in of_layer[number]
                                    if phase[n] in (FORWARD, BACKWARD)))
@@ -119,19 +177,19 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
                 cache.extracted[indices] = (stage, str(stage.module))
             ranges[i, j] = (*cache.extracted[indices], indices)
         stage, text, indices = ranges[i, j]
-        for p, view in enumerate(views[k]):
-            mesh = cluster.logical_mesh(cluster.submesh(0, k[0], 0, k[1]), view)
+        for p, view in enumerate(space.views[k]):
+            mesh = options.cluster.logical_mesh(options.cluster.submesh(0, k[0], 0, k[1]), view)
             key = (text, mesh.shape, mesh.alpha, mesh.beta)
-            work.setdefault(key, (stage, mesh, indices))
-            entries.append(((i, j, submeshes.index(k), p), key))
+            work.setdefault(key, _Work(stage, mesh, indices))
+            entries.append(((i, j, space.submeshes.index(k), p), key))
     kept = entries
     if math.isfinite(bound):
         # Eq. 2 is at least B t_i plus the other stages' t_j (over v, interleaved); a t is at
         # least its stage's compute (the plan's communication, Eq. 1's value, is never
         # negative), and the stages that hold the other layers at least those layers' floors.
-        floors, launches = _floors(options, profile, cache, of_layer, phase, submeshes)
+        floors, launches = _floors(options.device_flops, profile, cache, of_layer, phase, space.submeshes)
         kept = [(index, key) for index, key in entries if key in cache.costed or options.num_micro_batches *
-                _compute_seconds(options, profile, cache, work[key][2], work[key][1].size) +
+                _compute_seconds(options.device_flops, profile, cache, work[key].indices, work[key].mesh.size) +
                 (sum(floors[:index[0]]) + sum(floors[index[1]:]) +
                  launches * ((index[0] > 0) + (index[1] < num_layers))) / options.virtual_stages <= bound]
     new = {key: work[key] for _, key in kept if key not in cache.planned}
@@ -141,29 +199,32 @@ def cost_stages(options: StageConstructionPass, main: ir.Operation, layer: list[
         return None
     planned, costed = cache.planned, cache.costed
     # Each dot's share under its stage's plan, timed (device-profile=local) where the profile lacks it.
-    tiles = {key: plan_tiles(graph, work[key][2], planned[key][1], DeviceMesh(work[key][1].shape))
+    tiles = {key: plan_tiles(graph, work[key].indices, planned[key].shardings, DeviceMesh(work[key].mesh.shape))
              for _, key in kept if key not in costed}
-    if profile is not None and options.device_profile == "local":
-        profile = with_timed_dots(profile, (device_share(graph.ops[n], work[key][1].size, profile.devices, t)
+    if profile is not None and options.time_dots:
+        profile = with_timed_dots(profile, (device_share(graph.ops[n], work[key].mesh.size, profile.devices, t)
                                             for key, of_dots in tiles.items() for n, t in of_dots.items()),
                                   options.dot_timer)
+    arguments = list(main.regions[0].blocks[0].arguments)
     for index, key in kept:
-        stage, mesh, indices = work[key]
         if key not in costed:  # once per distinct stage and mesh (profiling runs it)
-            cost = _stage_cost(options, profile, stage, mesh, *planned[key], cache, indices, phase, main,
-                               tiles[key], diagnostics)
-            if cost is None:
+            try:
+                seconds = _stage_latency(options, profile, cache, work[key], planned[key], tiles[key])
+            except _CostingError as error:
+                diagnostics.error(main, str(error))
                 return None
-            costed[key] = cost
-        latency[index], params, params_whole, act_mem[index] = costed[key]
+            costed[key] = StageCost(seconds, *_stage_memory(graph, phase, arguments, work[key], planned[key]))
+        cost = costed[key]
+        latency[index], act_mem[index] = cost.latency, cost.activations
         # Optimizer state (read by the updates only) is taken as sharded like the parameters.
-        param_mem[index] = params + state[index[:2]] * (params / params_whole if params_whole else 1 / mesh.size)
-    compose_ranges(latency, (param_mem, act_mem), composed, options.max_costed_layers)  # max-costed-layers
+        param_mem[index] = cost.params + state[index[:2]] * (cost.params / cost.params_whole if cost.params_whole
+                                                             else 1 / work[key].mesh.size)
+    compose_ranges(latency, (param_mem, act_mem), space.composed, options.max_costed_layers)  # max-costed-layers
     for location, message in dict.fromkeys((loc, message) for loc, severity, message in sink
                                            if severity == "warning"):
         diagnostics.warning(location, message)
-    return StageCosts(latency, tuple(submeshes), param_mem, act_mem, options.device_memory or math.inf), \
-        len(entries) - len(kept)
+    return CostedSpace(StageCosts(latency, tuple(space.submeshes), param_mem, act_mem,
+                                  options.device_memory or math.inf), len(entries) - len(kept))
 
 
 def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,
@@ -175,11 +236,10 @@ def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,
                                                                                          diagnostics)
 
 
-def _plan_all(jobs: int, mip_gap: float, work: dict, context: ir.Context, diagnostics: Diagnostics,
-              planned: dict) -> bool:
-    """Each distinct stage module planned on its logical mesh within ``mip_gap`` of its
-    optimum, from a fresh copy, into ``planned``: key -> (plan, shardings of its copied
-    ops' results, the planned module).
+def _plan_all(jobs: int, mip_gap: float, work: dict[tuple, _Work], context: ir.Context, diagnostics: Diagnostics,
+              planned: dict[tuple, PlannedStage]) -> bool:
+    """Each distinct stage module (``work``, by its text and logical mesh) planned on its
+    logical mesh within ``mip_gap`` of its optimum, from a fresh copy, into ``planned``.
     ``jobs`` > 1 plans in that many processes. False after an error (reported)."""
     progress = _Progress("stage construction: planned", len(work))
     if jobs > 1 and work:
@@ -188,13 +248,13 @@ def _plan_all(jobs: int, mip_gap: float, work: dict, context: ir.Context, diagno
             with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) \
                     as pool:
                 remote = pool.map(_plan_remotely, [key[0] for key in keys],
-                                  [tuple(work[key][1].shape) for key in keys],
-                                  [work[key][1].alpha for key in keys], [work[key][1].beta for key in keys],
+                                  [tuple(work[key].mesh.shape) for key in keys],
+                                  [work[key].mesh.alpha for key in keys], [work[key].mesh.beta for key in keys],
                                   [mip_gap] * len(keys))
                 for key, answer in zip(keys, remote):
                     if answer is not None:
                         module = ir.Module.parse(answer[0], context=context)
-                        planned[key] = (ShardingPlan.from_json(answer[1]), _copy_shardings(module), module)
+                        planned[key] = PlannedStage(ShardingPlan.from_json(answer[1]), _copy_shardings(module), module)
                     progress.step()
         except concurrent.futures.process.BrokenProcessPool as error:
             LOG.warning("stage construction: option 'jobs': a planning process died (%s); planning the other "
@@ -207,44 +267,46 @@ def _plan_all(jobs: int, mip_gap: float, work: dict, context: ir.Context, diagno
             if plan is None:
                 progress.close()
                 return False
-            planned[key] = (plan, _copy_shardings(module), module)
+            planned[key] = PlannedStage(plan, _copy_shardings(module), module)
             progress.step()
     progress.close()
     return True
 
 
-def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, stage, mesh: DeviceMesh,
-                plan: ShardingPlan,
-                shardings: list[list[str]],
-                planned: ir.Module, cache: CostCache, indices, phase, main, tiles: dict[int, tuple[int, ...]],
-                diagnostics: Diagnostics) -> tuple[float, float, float, float] | None:
-    """``t_intra``, parameter bytes per device and in all, and activation bytes per device of one
-    stage on ``mesh`` under ``plan`` (``shardings``: of each copied op's results; ``planned``:
-    the annotated module; ``tiles``: :func:`plan_tiles`)."""
+def _stage_latency(options: CostingOptions, profile: DeviceProfile | None, cache: CostCache, work: _Work,
+                   planned: PlannedStage, tiles: dict[int, tuple[int, ...]]) -> float:
+    """``t_intra`` of one stage on its logical mesh under its plan (``tiles``:
+    :func:`~.profile_pricing.plan_tiles`): measured (``cost-model=profile``), or its compute
+    (priced by ``profile`` where given) plus the plan's communication. Raises
+    ``_CostingError`` where it cannot be timed."""
+    mesh = work.mesh
     if options.cost_model == "profile":
         if options.stage_timer is None:
-            diagnostics.error(main, "option 'cost-model=profile' times stages with a stage timer the pass is not "
-                                    "given: build it with stage_timer= (alpa-opt and alpa_mlir give the runtime's)")
-            return None
+            raise _CostingError("option 'cost-model=profile' times stages with a stage timer the pass is not "
+                                "given: build it with stage_timer= (alpa-opt and alpa_mlir give the runtime's)")
         try:
-            latency = options.stage_timer(planned, DeviceMesh(mesh.shape), options.profile_repeats)
+            return options.stage_timer(planned.module, DeviceMesh(mesh.shape), options.profile_repeats)
         except ValueError as error:
-            diagnostics.error(main, f"option 'cost-model=profile': {error}")
-            return None
-    elif profile is None:
-        latency = plan.objective + _compute_seconds(options, None, cache, indices, mesh.size)
-    else:
-        latency = plan.objective + compute_seconds(cache.graph, indices, mesh.size, profile, tiles) + \
-            sync_seconds(plan, mesh, profile)
-    arguments = list(main.regions[0].blocks[0].arguments)
-    read = [(value, v) for value, v in zip(stage.inputs, plan.arguments)
+            raise _CostingError(f"option 'cost-model=profile': {error}") from None
+    if profile is None:
+        return planned.plan.objective + _compute_seconds(options.device_flops, None, cache, work.indices, mesh.size)
+    return planned.plan.objective + compute_seconds(cache.graph, work.indices, mesh.size, profile, tiles) + \
+        sync_seconds(planned.plan, mesh, profile)
+
+
+def _stage_memory(graph: StepGraph, phase: list[str], arguments: list[ir.Value], work: _Work,
+                  planned: PlannedStage) -> tuple[float, float, float]:
+    """Parameter bytes per device and in all, and activation bytes per device (what its
+    backward reads from its forward, Eq. 5's ``mem_act``) of one stage on its logical mesh
+    under its plan; ``arguments``: ``@main``'s."""
+    mesh = work.mesh
+    read = [(value, v) for value, v in zip(work.stage.inputs, planned.plan.arguments)
             if value in arguments and v.spec is not None]
     params = sum(tile_bytes(v.spec, v.shape, itemsize_of(value), mesh) for value, v in read)
     params_whole = sum(math.prod(v.shape) * itemsize_of(value) for value, v in read)
-    graph = cache.graph
-    backward = {n for n in indices if phase[n] == BACKWARD}
-    saved = 0.0  # activations the stage's backward reads from its forward (Eq. 5's mem_act)
-    for n, texts in zip(sorted(indices), shardings):
+    backward = {n for n in work.indices if phase[n] == BACKWARD}
+    saved = 0.0
+    for n, texts in zip(sorted(work.indices), planned.shardings):
         if phase[n] != FORWARD:
             continue
         for result, text in zip(graph.ops[n].results, texts):
@@ -253,32 +315,23 @@ def _stage_cost(options: StageConstructionPass, profile: DeviceProfile | None, s
                 spec = (ShardingSpec.replicated(len(shape)) if is_host_callback(graph.ops[n])  # whole, as read
                         else ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape)))
                 saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
-    return latency, params, params_whole, saved
+    return params, params_whole, saved
 
 
-def sync_seconds(plan: ShardingPlan, mesh: DeviceMesh, profile: DeviceProfile) -> float:
-    """What ``plan``'s collectives on ``mesh`` cost inside a stage's program beyond the
-    alpha-beta model its Eq. 1 priced them on: each its wait for the slowest peer, the
-    profile's ``collective_sync`` for as many devices less the alpha already counted."""
-    return sum(c.count * max(0.0, profile.sync_seconds(math.prod(mesh.shape[a] for a in c.mesh_axes)) -
-                             max(mesh.alpha[a] for a in c.mesh_axes))
-               for c in plan.communication if c.mesh_axes)
-
-
-def _compute_seconds(options: StageConstructionPass, profile: DeviceProfile | None, cache: CostCache,
+def _compute_seconds(device_flops: float, profile: DeviceProfile | None, cache: CostCache,
                      indices: tuple[int, ...], devices: int) -> float:
     """The analytic compute of a stage (``cache.graph``'s ops ``indices``) on ``devices``
-    devices: priced by ``profile``, or its FLOPs at the option ``device-flops``. Once per
-    search for each stage and device count (the logical views of a submesh share it)."""
+    devices: priced by ``profile``, or its FLOPs at ``device_flops`` each. Once per search
+    for each stage and device count (the logical views of a submesh share it)."""
     key = (indices, devices)
     if key not in cache.compute:
         graph = cache.graph
         cache.compute[key] = compute_seconds(graph, indices, devices, profile) if profile is not None else \
-            sum(op_flops(graph.ops[n]) for n in indices) / (devices * options.device_flops)
+            sum(op_flops(graph.ops[n]) for n in indices) / (devices * device_flops)
     return cache.compute[key]
 
 
-def _floors(options: StageConstructionPass, profile: DeviceProfile | None, cache: CostCache,
+def _floors(device_flops: float, profile: DeviceProfile | None, cache: CostCache,
             of_layer: list[list[int]], phase: list[str], submeshes: list[tuple[int, int]]) -> tuple[list[float], float]:
     """A floor under what each layer's forward and backward ops add to the analytic compute
     (:func:`_compute_seconds`) of any stage that holds them on any of ``submeshes``, and one
@@ -290,126 +343,13 @@ def _floors(options: StageConstructionPass, profile: DeviceProfile | None, cache
     if sizes not in cache.floors:
         graph = cache.graph
         if profile is None:
-            cache.floors[sizes] = {n: op_flops(graph.ops[n]) / (sizes[-1] * options.device_flops) for n in steps}
+            cache.floors[sizes] = {n: op_flops(graph.ops[n]) / (sizes[-1] * device_flops) for n in steps}
         else:
             inside = set(steps)
             cache.floors[sizes] = {n: min(op_seconds(graph, n, d, profile, inside) for d in sizes) for n in steps}
     floor = cache.floors[sizes]
     launches = 0.0 if profile is None else 2 * min(profile.launch_seconds(d) for d in sizes)
     return [sum(floor.get(n, 0.0) for n in ops) for ops in of_layer], launches
-
-
-# Ops XLA fuses into their readers or turns into views: they write nothing of their own.
-_FREE_OPS = frozenset({"stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.constant", "stablehlo.iota",
-                       "stablehlo.bitcast_convert", "stablehlo.get_tuple_element", "stablehlo.tuple"})
-# Element-wise ops: XLA fuses a chain of them (with the free ops) into one loop that writes
-# only what leaves the chain.
-_ELEMENTWISE = frozenset(f"stablehlo.{name}" for name in (
-    "abs add and cbrt ceil clamp compare convert cosine divide exponential exponential_minus_one floor is_finite "
-    "log log_plus_one logistic maximum minimum multiply negate not or power remainder round_nearest_even rsqrt "
-    "select sign sine sqrt subtract tan tanh xor").split())
-_MATMULS = frozenset({"stablehlo.dot_general", "stablehlo.dot", "stablehlo.convolution"})
-_DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16", "f64": "float64"}
-
-
-def device_share(op: ir.Operation, devices: int, host_devices: int, tiles: Sequence[int]) -> Dot | None:
-    """One device's share of a ``dot_general`` on ``devices`` devices (``host_devices`` of
-    them at once) under a plan that splits its result dimensions into ``tiles``; None for
-    other ops and non-float dots. The batch and free dimensions are split as the result
-    is, and the devices that hold the same result tile split the contracting dimensions
-    (partial sums: the intra-op pass keeps no algorithm that repeats a dot's work on a mesh
-    axis), so the share has the dot's FLOPs over the devices (more where a dimension does
-    not divide: it is rounded up, as XLA pads it)."""
-    if op.name != "stablehlo.dot_general":
-        return None
-    lhs, rhs = list(shape_of(op.operands[0]) or ()), list(shape_of(op.operands[1]) or ())
-    dtypes = [str(ir.RankedTensorType(v.type).element_type) for v in (op.operands[0], op.results[0])]
-    if not lhs or not rhs or not all(dtype in _DTYPES for dtype in dtypes):
-        return None
-    numbers = hlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
-    lhs_batch, rhs_batch = tuple(numbers.lhs_batching_dimensions), tuple(numbers.rhs_batching_dimensions)
-    lhs_contracting, rhs_contracting = tuple(numbers.lhs_contracting_dimensions), \
-        tuple(numbers.rhs_contracting_dimensions)
-    partner = {**dict(zip(lhs_batch, rhs_batch)), **dict(zip(lhs_contracting, rhs_contracting))}
-    lhs_free = [d for d in range(len(lhs)) if d not in lhs_batch + lhs_contracting]
-    rhs_free = [d for d in range(len(rhs)) if d not in rhs_batch + rhs_contracting]
-
-    def split_lhs(d: int, count: int) -> None:
-        lhs[d] = -(-lhs[d] // count)
-        if d in partner:
-            rhs[partner[d]] = lhs[d]
-
-    for d, count in zip([*lhs_batch, *lhs_free], tiles):  # the result's dimensions: batch, lhs free, rhs free
-        split_lhs(d, count)
-    for d, count in zip(rhs_free, tiles[len(lhs_batch) + len(lhs_free):]):
-        rhs[d] = -(-rhs[d] // count)
-    rest = devices // math.prod(tiles)
-    if rest > 1 and lhs_contracting:
-        split_lhs(next((d for d in lhs_contracting if lhs[d] % rest == 0), max(lhs_contracting, key=lambda d: lhs[d])),
-                  rest)
-    return Dot(tuple(lhs), tuple(rhs), lhs_batch, rhs_batch, lhs_contracting, rhs_contracting,
-               _DTYPES[dtypes[0]], _DTYPES[dtypes[1]], min(devices, host_devices))
-
-
-def with_timed_dots(profile: DeviceProfile, dots: Iterable[Dot | None],
-                    timer: Callable[[list[Dot]], dict[str, float]] | None) -> DeviceProfile:
-    """``profile`` with the seconds ``timer`` gives for those of ``dots`` its table lacks
-    (all at once; None entries skipped); ``profile`` itself without a timer."""
-    missing = list({dot.key: dot for dot in dots if dot is not None and dot.key not in profile.dots}.values())
-    if not missing or timer is None:
-        return profile
-    seconds = timer(missing)
-    return profile.with_dots({dot: seconds[dot.key] for dot in missing})
-
-
-def plan_tiles(graph: StepGraph, indices: Sequence[int], shardings: list[list[str]],
-               mesh: DeviceMesh) -> dict[int, tuple[int, ...]]:
-    """The shards of each result dimension of the dots among ``graph``'s ops ``indices``
-    (``shardings``: each op's result shardings, in op order) on ``mesh``, by op number."""
-    tiles = {}
-    for n, texts in zip(sorted(indices), shardings):
-        shape = shape_of(graph.ops[n].results[0]) if graph.ops[n].name == "stablehlo.dot_general" else None
-        if shape is not None:
-            spec = ShardingSpec.from_mhlo(texts[0], mesh, len(shape))
-            tiles[n] = tuple(spec.num_shards(d, mesh) for d in range(len(shape)))
-    return tiles
-
-
-def compute_seconds(graph: StepGraph, indices: Sequence[int], devices: int, profile: DeviceProfile,
-                    tiles: dict[int, tuple[int, ...]] | None = None) -> float:
-    """The compute of a stage (``graph``'s ops ``indices``) on ``devices`` devices as
-    ``profile`` prices it, the work split evenly over the devices: each op's
-    :func:`op_seconds`, and two program launches (the forward's and the backward's)."""
-    inside = set(indices)
-    return 2 * profile.launch_seconds(devices) + sum(op_seconds(graph, n, devices, profile, inside, tiles)
-                                                     for n in indices)
-
-
-def op_seconds(graph: StepGraph, n: int, devices: int, profile: DeviceProfile, inside: set[int],
-               tiles: dict[int, tuple[int, ...]] | None = None) -> float:
-    """Op ``n``'s compute in a stage of the ops ``inside`` on ``devices`` devices: under a plan
-    (``tiles``: the shards of each dot's result, by op number) a ``dot_general`` at the
-    profile's time of one device's share (:func:`device_share`); other matmuls and
-    convolutions at its FLOP/s for their result type. Without a plan every matmul is taken
-    at the profile's fastest FLOP/s, a bound for the prune below what any plan's dots were
-    measured to take. Other ops at its memory bandwidth for the bytes they write, where an
-    element-wise op writes only what leaves its fused chain (a result read outside the stage
-    or by an op that is not element-wise) and views and broadcasts write nothing."""
-    op = graph.ops[n]
-    dot = device_share(op, devices, profile.devices, tiles[n]) if tiles is not None and n in tiles else None
-    if dot is not None:
-        return profile.dot_seconds(dot)
-    if op.name in _MATMULS:
-        dtype = str(ir.RankedTensorType(op.results[0].type).element_type)
-        price = profile.fastest_matmul_seconds if tiles is None else profile.matmul_seconds
-        return price(op_flops(op), _DTYPES.get(dtype, dtype), devices)
-    if op.name in _FREE_OPS:
-        return 0.0
-    fused = _FREE_OPS | _ELEMENTWISE
-    written = [r for r in op.results if shape_of(r) is not None and (
-        op.name not in _ELEMENTWISE or not graph.value_users.get(r) or
-        any(u not in inside or graph.ops[u].name not in fused for u in graph.value_users[r]))]
-    return profile.elementwise_seconds(sum(math.prod(shape_of(r)) * itemsize_of(r) for r in written), devices)
 
 
 @contextlib.contextmanager

@@ -16,8 +16,8 @@ from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.passes import parse_pipeline, run_pipeline
 from alpa_mlir.passes.inter_op import stage_costing
-from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
-from alpa_mlir.passes.inter_op.stage_costing import CostCache, compute_seconds
+from alpa_mlir.passes.inter_op.profile_pricing import compute_seconds, sync_seconds
+from alpa_mlir.passes.inter_op.stage_costing import CostCache
 from alpa_mlir.passes.inter_op.training_step import StepGraph
 from alpa_mlir.plans.device_profile import DeviceProfile, DeviceProfileError
 from alpa_mlir.plans.sharding_plan import CollectiveTotal, ShardingPlan
@@ -160,8 +160,8 @@ def test_the_collectives_of_a_stage_wait_what_the_profile_measured_beyond_alpha(
         CollectiveTotal("all-gather", (0, 1), 2, 8e3, 0.0),  # 4 devices, alpha the larger axis's
         CollectiveTotal("all-to-all", (1,), 5, 1e3, 0.0)))  # 2 devices, sync below alpha: nothing
     profile = dataclasses.replace(PROFILE, collective_sync={2: 2e-5, 4: 2e-4})
-    assert stage_costing.sync_seconds(plan, mesh, profile) == pytest.approx(3 * (2e-5 - 1e-5) + 2 * (2e-4 - 3e-5))
-    assert stage_costing.sync_seconds(plan, mesh, PROFILE) == 0.0  # not measured
+    assert sync_seconds(plan, mesh, profile) == pytest.approx(3 * (2e-5 - 1e-5) + 2 * (2e-4 - 3e-5))
+    assert sync_seconds(plan, mesh, PROFILE) == 0.0  # not measured
 
 
 def test_the_sync_time_of_a_collective_between_computations_is_measured() -> None:
@@ -215,12 +215,11 @@ def test_a_stages_compute_is_priced_once_per_device_count() -> None:
         module = ir.Module.parse(MODULE)
         cache = CostCache(graph=StepGraph(module.body.operations[0]))
         everything = tuple(range(len(cache.graph.ops)))
-        options = StageConstructionPass(cluster_shape=(1, 4), device_flops=1e9)
         flops = 2 * 64 * 128 * 256 + 64 * 128 * 2 + 64 * 256  # the matmul, the add and multiply, the tanh
-        assert stage_costing._compute_seconds(options, None, cache, everything, 4) == pytest.approx(flops / 4e9)
-        assert stage_costing._compute_seconds(options, PROFILE, cache, everything, 2) == \
+        assert stage_costing._compute_seconds(1e9, None, cache, everything, 4) == pytest.approx(flops / 4e9)
+        assert stage_costing._compute_seconds(1e9, PROFILE, cache, everything, 2) == \
             compute_seconds(cache.graph, everything, 2, PROFILE)
-        assert stage_costing._compute_seconds(options, PROFILE, cache, everything, 4) == pytest.approx(flops / 4e9)
+        assert stage_costing._compute_seconds(1e9, PROFILE, cache, everything, 4) == pytest.approx(flops / 4e9)
         assert sorted(cache.compute) == [(tuple(everything), 2), (tuple(everything), 4)]
 
 

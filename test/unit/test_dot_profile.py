@@ -18,8 +18,8 @@ from test_device_profile import MODULE, PROFILE
 from alpa_mlir.dialect import make_context
 from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.passes import run_pipeline
+from alpa_mlir.passes.inter_op.profile_pricing import compute_seconds, device_share, plan_tiles, with_timed_dots
 from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
-from alpa_mlir.passes.inter_op.stage_costing import compute_seconds, device_share, plan_tiles, with_timed_dots
 from alpa_mlir.passes.inter_op.training_step import StepGraph
 from alpa_mlir.plans.device_profile import DeviceProfile, DeviceProfileError, Dot
 from alpa_mlir.runtime import device_profile as measuring

@@ -14,9 +14,9 @@ checked against every partition of the ops into stages on every submesh assignme
 3. ``auto`` is never worse than ``equal-layer`` or ``equal-operator`` (Sec. 8.3's ablation),
    with ``max-costed-layers`` composition too, which is exact on costs that add up over layers.
 
-The test mirrors ``StageConstructionPass._search``: real ``cluster_operators``,
-``equal_operator_layers``, ``candidate_families``, ``costed_candidates``, ``logical_shapes``,
-``compose_ranges`` and ``best_plan``; only the costing of a candidate (IR planning) is the model's.
+The test runs the pass's own search of a layering (``stage_search.search_layering``), after the
+real ``cluster_operators`` and ``equal_operator_layers``; only the costing of a candidate (IR
+planning, ``stage_costing.cost_stages``) is the model's.
 """
 
 from __future__ import annotations
@@ -37,15 +37,15 @@ from alpa_mlir.passes.inter_op.layer_clustering import (
     cluster_operators,
     equal_operator_layers,
 )
-from alpa_mlir.passes.inter_op.stage_construction import StageConstructionPass
 from alpa_mlir.passes.inter_op.stage_dp import StageCosts, StageDPError, StagePlan, pipeline_latency
 from alpa_mlir.passes.inter_op.stage_search import (
-    best_plan,
-    candidate_families,
+    CostedSpace,
+    SearchOptions,
+    SearchSpace,
     completable,
     compose_ranges,
-    costed_candidates,
     logical_shapes,
+    search_layering,
 )
 from alpa_mlir.passes.inter_op.submesh import submesh_shapes
 
@@ -108,39 +108,34 @@ def random_instance(seed: int, additive: bool = False) -> Instance:
                     missing)
 
 
-def layer_costs(inst: Instance, starts: tuple[int, ...], candidates, composed, submeshes, views,
-                max_costed_layers: int) -> StageCosts:
+def layer_costs(inst: Instance, starts: tuple[int, ...], space: SearchSpace, max_costed_layers: int) -> CostedSpace:
     """What ``cost_stages`` builds, with the model's costs for each candidate's ops."""
     bounds = (*starts, inst.num_ops)
     size = len(starts) + 1
-    shape = (size, size, len(submeshes), max(len(v) for v in views.values()))
+    shape = (size, size, len(space.submeshes), max(len(v) for v in space.views.values()))
     latency, param, act = np.full(shape, np.inf), np.zeros(shape), np.zeros(shape)
-    for i, j, k in candidates:
-        for p, view in enumerate(views[k]):
-            index = (i, j, submeshes.index(k), p)
+    for i, j, k in space.candidates:
+        for p, view in enumerate(space.views[k]):
+            index = (i, j, space.submeshes.index(k), p)
             latency[index], param[index], act[index] = inst.stage(bounds[i], bounds[j], k, view)
-    compose_ranges(latency, (param, act), composed, max_costed_layers)
-    return StageCosts(latency, tuple(submeshes), param, act, inst.device_memory)
+    compose_ranges(latency, (param, act), space.composed, max_costed_layers)
+    return CostedSpace(StageCosts(latency, tuple(space.submeshes), param, act, inst.device_memory), 0)
 
 
 def search(inst: Instance, starts: tuple[int, ...], mode: str = "auto", num_stages: int = 0,
            max_costed_layers: int = 0) -> StagePlan | None:
-    """``StageConstructionPass._search`` on one layering (layer ``l`` is ops from ``starts[l]``)."""
-    options = StageConstructionPass(cluster_shape=inst.cluster, num_micro_batches=inst.num_micro_batches,
-                                    stage_mode=mode, num_stages=num_stages, max_costed_layers=max_costed_layers)
-    families = candidate_families(options, len(starts))
-    candidates, composed = costed_candidates(sorted({c for family in families for c in family}),
-                                             max_costed_layers, len(starts))
-    submeshes = sorted({k for _, _, k in candidates})
-    views = {k: logical_shapes(k, options.logical_mesh_space) for k in submeshes}
-    costs = layer_costs(inst, starts, candidates, composed, submeshes, views, max_costed_layers)
+    """The pass's own search of one layering (layer ``l`` is ops from ``starts[l]``), its
+    candidates costed by the model."""
+    options = SearchOptions(inst.cluster, inst.num_micro_batches, mode, num_stages,
+                            max_costed_layers=max_costed_layers)
     try:
-        plan, _ = best_plan(families, costs, inst.cluster, inst.num_micro_batches, options.epsilon)
+        found = search_layering(options, len(starts),
+                                lambda space, bound: layer_costs(inst, starts, space, max_costed_layers))
     except StageDPError:
         return None
     if not max_costed_layers:
-        check_plan(inst, starts, plan, views)
-    return plan
+        check_plan(inst, starts, found.plan, found.views)
+    return found.plan
 
 
 def check_plan(inst: Instance, starts: tuple[int, ...], plan: StagePlan, views) -> None:
