@@ -12,7 +12,7 @@ import dataclasses
 import functools
 import os
 import warnings
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +38,7 @@ from .pipeline import (
     plan_module,
 )
 from .pipeshard import PipeshardFunction, PipeshardParallel
+from .planned_function import PlannedFunction
 from .plans.plan_summary import byte_text
 from .plans.sharding_plan import PlanError, ShardingPlan
 from .runtime.mesh_executable import MeshExecutable
@@ -45,15 +46,12 @@ from .saved_plan import SavedPipeline, SavedPlan, check_fits
 from .saved_plan import load_plan as read_plan
 from .signature import (
     CallSignature,
-    batch_argnums_strict,
-    call_signature,
     leaves_of,
     micro_batch_args,
     normalize_argnums,
     output_names,
     parameters_of,
     positional_call,
-    positional_parameters,
     training_state,
     weak_outputs,
     with_argnames,
@@ -108,35 +106,16 @@ class Program:
         return with_weak_types(executable(*flat), self.weak_outputs)
 
 
-class ParallelizedFunction:
-    """A function planned and compiled per call signature; see :func:`parallelize`."""
+class ParallelizedFunction(PlannedFunction):
+    """A function planned on one mesh and compiled per call signature; see :func:`parallelize`."""
 
-    def __init__(self, fn: Callable, method: ShardParallel, static_argnums: int | Sequence[int],
+    def __init__(self, fn: Callable, method: ShardParallel, *, static_argnums: int | Sequence[int],
                  donate_argnums: int | Sequence[int], batch_argnums: int | Sequence[int] | None) -> None:
         if not isinstance(method, ShardParallel):
             raise TypeError(f"method must be a ShardParallel (or DataParallel, Zero2Parallel, Zero3Parallel); "
                             f"got {type(method).__name__}")
-        functools.update_wrapper(self, fn)
-        self.fn = fn
-        self.method = method
-        self.static_argnums = static_argnums
-        self.donate_argnums = donate_argnums
-        self.batch_argnums = method.batch_argnums if batch_argnums is None else batch_argnums
-        self._batch_strict = batch_argnums_strict(batch_argnums, method.batch_argnums)
-        self._name = getattr(fn, "__qualname__", None) or repr(fn)
-        self._parameters = parameters_of(fn)
-        self._declared = positional_parameters(self._parameters)
-        self._jitted = jax.jit(fn, static_argnums=static_argnums, donate_argnums=donate_argnums, keep_unused=True)
-        self._programs: dict[Hashable, Program] = {}
-        self._num_compilations = 0
-
-    def __repr__(self) -> str:
-        return f"parallelize({self._name}, method={self.method!r})"
-
-    @property
-    def num_compilations(self) -> int:
-        """How many signatures have been planned (cache misses) so far."""
-        return self._num_compilations
+        super().__init__(fn, method, static_argnums=static_argnums, donate_argnums=donate_argnums,
+                         batch_argnums=batch_argnums)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if is_traced(args, kwargs):  # jax.eval_shape and the like: shapes only
@@ -145,20 +124,6 @@ class ParallelizedFunction:
         return jax.tree_util.tree_unflatten(program.out_tree, program.run(signature.leaves))
 
     # ------------------------------------------------------------------ inspection
-
-    def eval_shape(self, *args: Any, **kwargs: Any) -> Any:
-        """The outputs' shapes and dtypes (``jax.ShapeDtypeStruct``s) for these arguments, as
-        ``jax.jit(f).eval_shape``: nothing is planned; static arguments may be given by name."""
-        return self._jitted.eval_shape(*args, **kwargs)
-
-    def get_plan(self, *args: Any, **kwargs: Any) -> ShardingPlan:
-        """The plan for these arguments (arrays or ``jax.ShapeDtypeStruct``s; nothing runs)."""
-        return self._program(args, kwargs)[0].plan
-
-    def get_module_text(self, *args: Any, **kwargs: Any) -> str:
-        """The annotated StableHLO module for these arguments (``mhlo.sharding`` on every op;
-        Shardy shardings and the accumulation loop when ``num_micro_batches`` > 1)."""
-        return self._program(args, kwargs)[0].module_text
 
     def get_hlo_text(self, *args: Any, **kwargs: Any) -> str:
         """The HLO module after XLA's SPMD partitioner: the per-device program with its collectives."""
@@ -184,8 +149,7 @@ class ParallelizedFunction:
         if kwargs:
             raise TypeError(f"export: {self._name} takes keyword arguments {sorted(kwargs)} that cannot be passed "
                             "positionally; an export's shardings cover positional arguments only")
-        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name,
-                                   declared=self._declared)
+        static = self._static(args)
         jax_mesh = program.mesh.to_jax_mesh(program.devices)
         dynamic = tuple(a for i, a in enumerate(args) if i not in static)
         in_shardings = jax.tree_util.tree_unflatten(
@@ -208,20 +172,8 @@ class ParallelizedFunction:
 
     # ------------------------------------------------------------------ planning
 
-    def _program(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Program, CallSignature]:
-        args, kwargs = positional_call(self._parameters, args, kwargs, self._name)
-        static = normalize_argnums(self.static_argnums, len(args), "static_argnums", self._name,
-                                   declared=self._declared)
-        signature = call_signature(args, kwargs, static, self._name)
-        program = self._programs.get(signature.key)
-        if program is None:
-            program = self._plan(args, kwargs, signature, static)
-            self._programs[signature.key] = program
-            self._num_compilations += 1
-        return program, signature
-
-    def _plan(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
-              static: tuple[int, ...]) -> Program:
+    def _compile(self, args: tuple[Any, ...], kwargs: dict[str, Any], signature: CallSignature,
+                 static: tuple[int, ...]) -> Program:
         batch = normalize_argnums(self.batch_argnums, len(args), "batch_argnums", self._name, self._batch_strict,
                                   self._declared)
         micro_batches = self.method.num_micro_batches
@@ -366,7 +318,8 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
         if saved is not None and not isinstance(saved, SavedPipeline):
             raise PlanError(f"PipeshardParallel needs a plan saved by a pipelined function's save_plan; "
                             f"load_plan is a {type(saved).__name__} (ShardParallel's)")
-        return PipeshardFunction(fn, method, static_argnums, batch_argnums, saved, donate_argnums)
+        return PipeshardFunction(fn, method, static_argnums=static_argnums, donate_argnums=donate_argnums,
+                                 batch_argnums=batch_argnums, saved=saved)
     if isinstance(load_plan, (str, os.PathLike)):
         load_plan = read_plan(load_plan)
         if isinstance(load_plan, SavedPipeline):
@@ -374,4 +327,5 @@ def parallelize(fn: Callable | None = None, *, method: ShardParallel | None = No
                             "method=PipeshardParallel(...)")
     if load_plan is not None:
         method = dataclasses.replace(method, plan=load_plan)
-    return ParallelizedFunction(fn, method, static_argnums, donate_argnums, batch_argnums)
+    return ParallelizedFunction(fn, method, static_argnums=static_argnums, donate_argnums=donate_argnums,
+                                batch_argnums=batch_argnums)

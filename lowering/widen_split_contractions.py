@@ -37,7 +37,9 @@ class WidenSplitContractionsPass(Pass):
         %0 = stablehlo.dot_general %x, %w, contracting_dims = [2] x [0] {mhlo.sharding = "{replicated}"}
             : (tensor<4x6x1024xbf16>, tensor<1024x9xbf16>) -> tensor<4x6x9xbf16>
 
-    with ``%x`` split ``{devices=[1,1,8]<=[8]}`` and ``%w`` ``{devices=[8,1]<=[8]}``. Output::
+    with ``%x`` split ``{devices=[1,1,8]<=[8]}`` and ``%w`` ``{devices=[8,1]<=[8]}``.
+
+    Output::
 
         %d = stablehlo.dot_general %x, %w, contracting_dims = [2] x [0] {mhlo.sharding = "{replicated}"}
             : (tensor<4x6x1024xbf16>, tensor<1024x9xbf16>) -> tensor<4x6x9xf32>

@@ -39,7 +39,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -158,6 +158,30 @@ def gather_stages(gathers: Sequence[LocalGather], dst_devices: Sequence[int]) ->
                 seen[key] += 1
         result.append(GatherStage(tuple(rows), tuple(tuple(r) for r in rounds.values())))
     return tuple(result)
+
+
+class _PermuteRound(NamedTuple):
+    """One round of the permute program: every move in it is one ``ppermute`` pair. Tables
+    have a row per device of the program (sources, then destinations)."""
+
+    shape: Shape  # of the tile each pair sends
+    pairs: list[tuple[int, int]]  # (source, destination) positions
+    src_offset: np.ndarray  # where each source cuts its tile from its shard
+    dst_offset: np.ndarray  # where a destination writes it into its shard (direct moves)
+    direct: np.ndarray  # the destinations that write it into their shard
+    slot: np.ndarray  # where the others keep it, in their pieces for a later gather
+    to_slot: np.ndarray  # the destinations that keep it for a gather
+
+
+class _GatherRound(NamedTuple):
+    """One round of a gather program: each active device all-gathers its pieces of one
+    local gather (``LocalGather``) along ``dim``."""
+
+    dim: int
+    shape: Shape  # of the piece each device holds, with a leading 1
+    slot: np.ndarray  # where each device keeps its piece
+    offset: np.ndarray  # where the gathered tile goes in its shard
+    active: np.ndarray  # the devices that take part in this round
 
 
 def _masked_update(buffer: jax.Array, update: jax.Array, active: jax.Array,
@@ -318,18 +342,19 @@ class CrossMeshTransfer:
                 else:
                     slot[t, 0], to_slot[t] = self._slots[(m.dst_device, m.gather)], True
             perm = [(where[m.src_device], where[m.dst_device]) for m in moves]
-            steps.append((tile_shape(self._work(moves[0].tile)), perm, src_off, dst_off, direct, slot, to_slot))
+            steps.append(_PermuteRound(tile_shape(self._work(moves[0].tile)), perm, src_off, dst_off, direct, slot,
+                                       to_slot))
         dtype, dst_block, pieces_block = self.dtype, self._dst_block, self._pieces_block
 
         def permute(block: jax.Array) -> tuple[jax.Array, ...]:
             i = lax.axis_index("u")
             out, pieces = jnp.zeros(dst_block, dtype), jnp.zeros(pieces_block, dtype)
-            for shape, perm, src_off, dst_off, direct, slot, to_slot in steps:
-                got = lax.ppermute(lax.dynamic_slice(block, _row(src_off, i), shape), "u", perm)
-                if direct.any():
-                    out = _masked_update(out, got, jnp.asarray(direct)[i], _row(dst_off, i))
-                if to_slot.any():
-                    pieces = _masked_update(pieces, got[None], jnp.asarray(to_slot)[i], _row(slot, i))
+            for step in steps:
+                got = lax.ppermute(lax.dynamic_slice(block, _row(step.src_offset, i), step.shape), "u", step.pairs)
+                if step.direct.any():
+                    out = _masked_update(out, got, jnp.asarray(step.direct)[i], _row(step.dst_offset, i))
+                if step.to_slot.any():
+                    pieces = _masked_update(pieces, got[None], jnp.asarray(step.to_slot)[i], _row(step.slot, i))
             return (out, pieces) if self.stages else (out,)
 
         mesh = Mesh(np.array([self._devices[d] for d in union]), ("u",))
@@ -363,15 +388,15 @@ class CrossMeshTransfer:
                     slot[where[d], 0], active[where[d]] = self._slots[(d, g)], True
                     offset[where[d]] = tile_offset(gather.tile, self._dst_tiles[d])
             first = self.plan.gathers[gathers[0]]
-            steps.append((first.dim, (1,) + piece_shape(first), slot, offset, active))
+            steps.append(_GatherRound(first.dim, (1,) + piece_shape(first), slot, offset, active))
         size = len(stage.rows[0])
 
         def gather(out: jax.Array, pieces: jax.Array) -> jax.Array:
             i = lax.axis_index("group") * size + lax.axis_index("member")
-            for dim, shape, slot, offset, active in steps:
-                mine = lax.dynamic_slice(pieces, _row(slot, i), shape)[0]
-                whole = lax.all_gather(mine, "member", axis=dim, tiled=True)
-                out = _masked_update(out, whole, jnp.asarray(active)[i], _row(offset, i))
+            for step in steps:
+                mine = lax.dynamic_slice(pieces, _row(step.slot, i), step.shape)[0]
+                whole = lax.all_gather(mine, "member", axis=step.dim, tiled=True)
+                out = _masked_update(out, whole, jnp.asarray(step.active)[i], _row(step.offset, i))
             return out
 
         mesh = Mesh(np.array([[self._devices[d] for d in row] for row in stage.rows]), ("group", "member"))

@@ -51,9 +51,13 @@ class VerifyShardingPass(MeshOptions, Pass):
 
     Every problem is an error at its op (or function argument); a dimension that does
     not divide by its number of shards is a warning (XLA pads the last shards, which
-    wastes memory and compute). The IR is unchanged.
+    wastes memory and compute).
 
-    Example error::
+    Input::
+
+        %0 = stablehlo.add %a, %a {mhlo.sharding = "{devices=[2,2]<=[4]}"} : tensor<8xf32>
+
+    Output: the IR unchanged, or an error at the op::
 
         %0 = stablehlo.add %a, %a {mhlo.sharding = "{devices=[2,2]<=[4]}"} : tensor<8xf32>
         // error: result #0: sharding '{devices=[2,2]<=[4]}' has 2 tiled dimensions

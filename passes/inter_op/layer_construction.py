@@ -45,10 +45,18 @@ class LayerConstructionPass(Pass):
     ``clustering=equal-operator`` is the paper's ablation baseline (Sec. 8.3): the forward
     ops are cut into layers of equal op counts, ignoring FLOPs, bytes and user boundaries.
 
-    Every top-level op of ``@main`` gets ``alpa.layer = l : i64`` and
+    Input: a training step (forward, gradients, update) as ``@main``::
+
+        func.func public @main(%w: tensor<64x64xf32>, %x: tensor<8x64xf32>) -> (tensor<64x64xf32>) {
+          %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : ...
+          ...
+          %9 = stablehlo.subtract %w, %8 : tensor<64x64xf32>
+
+    Output: every top-level op of ``@main`` gets ``alpa.layer = l : i64`` and
     ``alpa.phase = "forward" | "backward" | "apply"``::
 
-        %0 = stablehlo.dot_general %arg2, %arg0 ... {alpa.layer = 0 : i64, alpa.phase = "forward"}
+        %0 = stablehlo.dot_general %x, %w ... {alpa.layer = 0 : i64, alpa.phase = "forward"}
+        %9 = stablehlo.subtract %w, %8 {alpa.layer = 0 : i64, alpa.phase = "apply"} : tensor<64x64xf32>
 
     Errors: ``layers`` missing (0) without user boundaries; fewer forward ops than
     layers; a ``delta`` too small for any clustering (the message names the least

@@ -93,6 +93,11 @@ class StageConstructionPass(Pass):
     for the memories). It is exact for ranges of up to ``m`` layers and for costs that
     add up over layers; it misses resharding between layers more than ``m - 1`` apart.
 
+    Input: ``@main`` after ``alpa-layer-construction``, each op with its layer and phase::
+
+        %0 = stablehlo.dot_general %x, %w0 ... {alpa.layer = 0 : i64, alpa.phase = "forward"}
+        %1 = stablehlo.dot_general %0, %w1 ... {alpa.layer = 1 : i64, alpa.phase = "forward"}
+
     Output: the chosen stages are placed on the cluster (Appendix A's covering) and
     planned once more as a whole stage (forward, backward and apply-gradient ops);
     every op keeps that plan's ``mhlo.sharding``. Each stage's parts become

@@ -260,10 +260,10 @@ def _plan_all(jobs: int, mip_gap: float, work: dict[tuple, _Work], context: ir.C
             LOG.warning("stage construction: option 'jobs': a planning process died (%s); planning the other "
                         "candidates here. (A script whose passes start processes must run its top level under "
                         "`if __name__ == \"__main__\":`, or each process starts the script again.)", error)
-    for key, (_, mesh, _) in work.items():
+    for key, item in work.items():
         if key not in planned:  # serially (or again, so that a failure is reported at its op)
             module = ir.Module.parse(key[0], context=context)
-            plan = plan_stage(module, mesh, diagnostics, mip_gap=mip_gap)
+            plan = plan_stage(module, item.mesh, diagnostics, mip_gap=mip_gap)
             if plan is None:
                 progress.close()
                 return False

@@ -126,7 +126,7 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
     # Memory rows are added as plans break them (lazy constraints): the plan without a
     # budget first, which mostly fits; then the rows it breaks, and those the next plan
     # breaks. A training step has thousands of rows, mostly far from the peak, and the LP
-    # with all of them is many times slower (GPT-3 350M width, 4 layers: 30 s against 1 s).
+    # with all of them is many times slower (docs/auto_sharding.md, "Memory budgets").
     validate(graph, memory_budget)
     solution = _solve_rows(replace(graph, live_sets=(), edge_memory=(), node_memory=None), None, **options)
     active: set[int] = set()
@@ -156,9 +156,8 @@ def _memory_priced(graph: CostGraph, memory_budget: float, free: Solution, optio
     budget, doubles until a plan fits and is then bisected towards the cheapest plan that
     fits. Where the ILP with the rows stops at its time limit before any plan (its dense
     rows make the simplex slow). ``None`` if no price fits. Not exact: the plans of one
-    price jump over the plans between them (Llama 2 7B on (2, 4) with 67 GiB: 69.6 GiB at
-    one price, 57.7 at the next, and Megatron's plan, 65.9 GiB as XLA allocates it, at
-    none; the two plans differ in 13,155 of 15,164 nodes)."""
+    price jump over the plans between them (docs/auto_sharding.md, "Memory budgets", has
+    a case)."""
     counted = counted_nodes(graph)
 
     def priced(price: float) -> Solution:
@@ -228,7 +227,8 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
         solve_seconds, n_var, n_con, status, method, value = 0.0, 0, 0, "trivial", "elimination", constant
         build_seconds = time.perf_counter() - start
     else:
-        make, s_id, n_con, need = build_ilp(nodes, costs, edges, memory, memory_budget, graph)
+        model = build_ilp(nodes, costs, edges, memory, memory_budget, graph)
+        s_id, n_con = model.s_id, model.num_constraints
         build_seconds = time.perf_counter() - start
 
         def rounded(x: np.ndarray) -> dict[int, int]:
@@ -243,13 +243,13 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
                 picks.update(solve_fractional(costs, edges, picks, loose, solver, solver_opts))
                 found = local_search(costs, edges, picks)
                 return found, reduced_objective(costs, edges, found)
-            return dive(make, x, s_id, nodes, solver, solver_opts)
+            return dive(model.make, x, s_id, nodes, solver, solver_opts)
 
         tic = time.perf_counter()
         picks, value, n_var, status, method = run_solver(
-            make, SolverSettings(solver, solver_opts, presolve, mip_gap, constant,
-                                 time_limit_for(time_limit, memory is not None, solver)),
-            memory_budget, need, rounded, near_lp)
+            model.make, SolverSettings(solver, solver_opts, presolve, mip_gap, constant,
+                                       time_limit_for(time_limit, memory is not None, solver)),
+            memory_budget, model.need, rounded, near_lp)
         solve_seconds = time.perf_counter() - tic
         value += constant
     if untied is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,16 +23,23 @@ if TYPE_CHECKING:
     import cvxpy as cp
 
 
-def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memory: tuple | None,
-               memory_budget: float | None, graph: CostGraph | None) -> tuple[Callable, np.ndarray, int, Any]:
-    """Eq. 1 linearised, as a few sparse matrices over s (node strategies) and e (edge strategy pairs).
+class IlpModel(NamedTuple):
+    """Eq. 1 linearised, ready to build as a CVXPY problem."""
 
-    Returns ``make(integer)``, which builds the CVXPY problem and its s: the MILP, or
-    with ``integer=False`` its LP relaxation (0 <= s <= 1).
-    Forbidden (inf) strategies and pairs get no variable, so inf never reaches the objective.
-    Also returns the memory lower bound per program point (None without a budget): the sum
-    over its live results of their smallest footprint under a strategy their leader may pick.
-    """
+    # make(integer) -> the problem and its s: the MILP, or with integer=False its LP
+    # relaxation (0 <= s <= 1)
+    make: Callable[..., tuple[cp.Problem, cp.Variable]]
+    s_id: np.ndarray  # [node position, strategy] -> its variable in s (-1: forbidden, none)
+    num_constraints: int
+    # The memory lower bound per program point (None without a budget): the sum over its live
+    # results of their smallest footprint under a strategy their leader may pick.
+    need: np.ndarray | None
+
+
+def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memory: tuple | None,
+              memory_budget: float | None, graph: CostGraph | None) -> IlpModel:
+    """Eq. 1 linearised, as a few sparse matrices over s (node strategies) and e (edge strategy pairs).
+    Forbidden (inf) strategies and pairs get no variable, so inf never reaches the objective."""
     pos = {v: i for i, v in enumerate(nodes)}
     k_max = max(len(costs[v]) for v in nodes)
     cost = np.full((len(nodes), k_max), np.inf)
@@ -140,7 +147,7 @@ def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memo
             constraints.append(held <= 1)
         return cp.Problem(cp.Minimize(obj), constraints), s
 
-    return make, s_id, n_rows, need
+    return IlpModel(make, s_id, n_rows, need)
 
 
 def _copy_terms(memory: tuple | None, graph: CostGraph | None) -> tuple[dict, list]:

@@ -19,7 +19,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
@@ -134,14 +134,14 @@ def solve_fractional(costs: dict[int, np.ndarray], edges: Edges, picks: dict[int
     found: dict[int, int] = {}
     if rest:
         try:
-            make, s_id, _, _ = build_ilp(rest, sub_costs, sub_edges, None, None, None)
+            model = build_ilp(rest, sub_costs, sub_edges, None, None, None)
         except IlpError:
             return {}
-        problem, s = make(integer=True)
+        problem, s = model.make(integer=True)
         _solve(problem, solver, opts)
         if problem.status != cp.OPTIMAL:
             return {}
-        found = rounded_picks(np.asarray(s.value, dtype=float).ravel(), s_id, rest)
+        found = rounded_picks(np.asarray(s.value, dtype=float).ravel(), model.s_id, rest)
     for v, neighbours, table in reversed(records):
         found[v] = int(table[tuple(found[u] for u in neighbours)])
     return found
@@ -186,14 +186,23 @@ def time_limit_for(asked: float | None, budget: bool, solver: str) -> float | No
     return BUDGET_TIME_LIMIT
 
 
+class Solved(NamedTuple):
+    """What a solve gives."""
+
+    picks: dict[int, int]  # the strategy picked per node
+    objective: float  # the solver's
+    num_variables: int
+    status: Literal["optimal", "feasible"]
+    method: Literal["lp-relaxation", "lp-local-search", "milp"]
+
+
 def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | None, need: np.ndarray | None,
                rounded: Callable[[np.ndarray], dict[int, int]],
                near_lp: Callable[[np.ndarray], tuple[dict[int, int], float] | None],
-               ) -> tuple[dict[int, int], float, int, str, str]:
-    """The strategy picked per node, the solver's objective, the number of variables, the
-    status ("optimal" | "feasible") and the method ("lp-relaxation" | "lp-local-search" |
-    "milp"). ``rounded``: picks from a solution vector; ``near_lp``: picks and their
-    objective from a fractional LP optimum (``None`` if it finds none)."""
+               ) -> Solved:
+    """The problem ``make`` builds, solved. ``rounded``: picks from a solution vector;
+    ``near_lp``: picks and their objective from a fractional LP optimum (``None`` if it
+    finds none)."""
     import cvxpy as cp
     # The marginal linearisation is tight on these graphs: the LP relaxation mostly has
     # an integral optimum, which is then optimal for the MILP too (its bound is the
@@ -214,11 +223,11 @@ def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | 
         if problem.status == cp.OPTIMAL:
             x = np.asarray(s.value, dtype=float).ravel()
             if np.abs(x - np.round(x)).max() < INTEGRALITY_TOLERANCE:
-                return rounded(x), float(problem.value), _num_variables(problem), "optimal", "lp-relaxation"
+                return Solved(rounded(x), float(problem.value), _num_variables(problem), "optimal", "lp-relaxation")
             bound, incumbent = float(problem.value), near_lp(x)
             if incumbent is not None and incumbent[1] - bound <= settings.mip_gap * abs(
                     incumbent[1] + settings.constant):
-                return *incumbent, _num_variables(problem), "optimal", "lp-local-search"
+                return Solved(*incumbent, _num_variables(problem), "optimal", "lp-local-search")
         if settings.time_limit is not None:  # the limit is for all solves together
             opts.update(_TIME_LIMIT_OPTIONS[solver](max(settings.time_limit - (time.perf_counter() - start), 0.0)))
     problem, s = make(integer=True)
@@ -227,11 +236,11 @@ def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | 
     except IlpError:
         if incumbent is None:
             raise
-        return *incumbent, _num_variables(problem), "feasible", "lp-local-search"
+        return Solved(*incumbent, _num_variables(problem), "feasible", "lp-local-search")
     status = problem.status
     if status == cp.OPTIMAL:
-        return rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value), _num_variables(problem), \
-            "optimal", "milp"
+        return Solved(rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value),
+                      _num_variables(problem), "optimal", "milp")
     if status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE, "infeasible_or_unbounded"):
         if need is not None:
             raise BudgetError(memory_message(memory_budget, need) +
@@ -242,10 +251,10 @@ def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | 
         getattr(extra, "primal_solution_status", 2) == 2  # HiGHS: 2 = feasible solution kept
     if status in (cp.USER_LIMIT, cp.OPTIMAL_INACCURATE) and has_incumbent and (
             incumbent is None or float(problem.value) < incumbent[1]):
-        return rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value), _num_variables(problem), \
-            "feasible", "milp"
+        return Solved(rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value),
+                      _num_variables(problem), "feasible", "milp")
     if incumbent is not None:
-        return *incumbent, _num_variables(problem), "feasible", "lp-local-search"
+        return Solved(*incumbent, _num_variables(problem), "feasible", "lp-local-search")
     raise SolverLimitError(f"solver {solver} stopped with status {status!r} before finding a plan; "
                            "raise time_limit or try another solver")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from jax._src.lib.mlir import ir
 from jax._src.lib.mlir.dialects import hlo, sdy
@@ -14,6 +15,7 @@ from ...dialect.host_callbacks import is_host_callback
 from ...dialect.names import APPLY_GRAD_ATTR, SEGMENT_ATTR, Accumulation, check_accumulation
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ...dialect.sdy import dimension_axes, sharding_constraint, tensor_sharding
+from .loop_ir import binary, constant, micro_batch, put_rows, strided_sharding, whole_type
 
 # Ops whose result is linear in an operand that holds a partial sum, so a partial sum
 # passes through them unreduced. ``dot_general`` and ``multiply`` only when one operand
@@ -323,6 +325,16 @@ def _batch_axes(step: _Step, mesh_axes: list[str]) -> list[str]:
     return [a for a in mesh_axes if a in shared]
 
 
+class _PerExample(NamedTuple):
+    """A per-example result of the loop: each micro-batch's rows go to ``[:, i]`` of a
+    ``[b, B, ...]`` buffer the loop carries."""
+
+    result: int  # its number among @main's results
+    value: ir.Value  # one micro-batch's, inside the loop
+    sharding: ir.Attribute  # the buffer's
+    buffer: ir.Type  # the buffer's type
+
+
 def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> None:
     main = step.main
     mesh = step.mesh
@@ -339,8 +351,8 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         value.set_type(ir.RankedTensorType.get([shape.shape[0] * count, *shape.shape[1:]], shape.element_type))
     # Per-example results: micro-batch i's rows go to [:, i] of a [b, B, ...] buffer, as
     # the batch's rows i, i + B, ... are micro-batch i's.
-    stacked = [(k, value, _strided(mesh, dimension_axes(step.sharding(value))), _whole_type(value, count, split=True))
-               for k, value in step.stacked]
+    stacked = [_PerExample(k, value, strided_sharding(mesh, dimension_axes(step.sharding(value))),
+                           whole_type(value, count, split=True)) for k, value in step.stacked]
 
     anchor = step.apply[0] if step.apply else step.ret
     for op in step.before:
@@ -350,21 +362,21 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
     replicated = tensor_sharding(mesh, [])
     accumulated = [unreduced(planned[v]) if v in partial else planned[v] for v in step.crossing]
     with ir.InsertionPoint(anchor):
-        zero = _constant(counter_type, 0, replicated)
-        initial = [sharding_constraint(_constant(v.type, 0.0, tensor_sharding(mesh, [[]] * ir.RankedTensorType(
+        zero = constant(counter_type, 0, replicated)
+        initial = [sharding_constraint(constant(v.type, 0.0, tensor_sharding(mesh, [[]] * ir.RankedTensorType(
             v.type).rank)), sharding) for v, sharding in zip(step.crossing, accumulated)]
-        buffers = [_constant(buffer, 0, sharding) for _, _, sharding, buffer in stacked]
-        types = [counter_type, *(v.type for v in step.crossing), *(buffer for *_, buffer in stacked)]
+        buffers = [constant(out.buffer, 0, out.sharding) for out in stacked]
+        types = [counter_type, *(v.type for v in step.crossing), *(out.buffer for out in stacked)]
         loop = ir.Operation.create(
             "stablehlo.while", results=types, operands=[zero, *initial, *buffers],
             attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get(
-                [replicated, *accumulated, *(s for _, _, s, _ in stacked)])},
+                [replicated, *accumulated, *(out.sharding for out in stacked)])},
             regions=2)
     cond = loop.regions[0].blocks.append(*types)
     with ir.InsertionPoint(cond):
         less = ir.Operation.create(
             "stablehlo.compare", results=[ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))],
-            operands=[cond.arguments[0], _constant(counter_type, count, replicated)],
+            operands=[cond.arguments[0], constant(counter_type, count, replicated)],
             attributes={"comparison_direction": ir.Attribute.parse("#stablehlo<comparison_direction LT>"),
                         SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([replicated])})
         ir.Operation.create("stablehlo.return", operands=[less.result])
@@ -375,18 +387,18 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
         op.move_before(terminator)
     with ir.InsertionPoint.at_block_begin(body):
         for value in step.batch:
-            micro, view = _micro_batch(value, body.arguments[0], count, mesh, dimension_axes(step.sharding(value)))
+            micro, view = micro_batch(value, body.arguments[0], count, mesh, dimension_axes(step.sharding(value)))
             value.replace_all_uses_except(micro, view)
     for k, value in step.whole:  # returned as given
         step.ret.operands[k] = value
     with ir.InsertionPoint(terminator):
-        sums = [_binary("stablehlo.add", acc, value, sharding)
+        sums = [binary("stablehlo.add", acc, value, sharding)
                 for acc, value, sharding in zip(body.arguments[1:], step.crossing, accumulated)]
         sums = [sharding_constraint(total, sharding) if value in partial else total
                 for total, value, sharding in zip(sums, step.crossing, accumulated)]
-        joined = [_put_rows(buffer, value, body.arguments[0], sharding, mesh)
-                  for buffer, (_, value, sharding, _) in zip(list(body.arguments)[1 + len(step.crossing):], stacked)]
-        next_counter = _binary("stablehlo.add", body.arguments[0], _constant(counter_type, 1, replicated), replicated)
+        joined = [put_rows(buffer, out.value, body.arguments[0], out.sharding, mesh)
+                  for buffer, out in zip(list(body.arguments)[1 + len(step.crossing):], stacked)]
+        next_counter = binary("stablehlo.add", body.arguments[0], constant(counter_type, 1, replicated), replicated)
         ir.Operation.create("stablehlo.return", operands=[next_counter, *sums, *joined])
     terminator.erase()
     with ir.InsertionPoint(anchor):
@@ -394,15 +406,15 @@ def _build_loop(module: ir.Operation, step: _Step, count: int, mean: bool) -> No
             if value in partial:  # unreduced on the loop result, then the one reduction
                 total = sharding_constraint(sharding_constraint(total, sharding), planned[value])
             if mean:
-                total = _binary("stablehlo.divide", total, _constant(value.type, float(count), planned[value]),
+                total = binary("stablehlo.divide", total, constant(value.type, float(count), planned[value]),
                                 planned[value])
             for op in [*step.apply, step.ret]:
                 for nested in walk(op):
                     nested.replace_uses_of_with(value, total)
-        for (k, value, _, _), rows in zip(stacked, list(loop.results)[1 + len(step.crossing):]):
-            step.ret.operands[k] = ir.Operation.create(
-                "stablehlo.reshape", results=[_whole_type(value, count)], operands=[rows],
-                attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([step.sharding(value)])}).result
+        for out, rows in zip(stacked, list(loop.results)[1 + len(step.crossing):]):
+            step.ret.operands[out.result] = ir.Operation.create(
+                "stablehlo.reshape", results=[whole_type(out.value, count)], operands=[rows],
+                attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([step.sharding(out.value)])}).result
     main.attributes["function_type"] = ir.TypeAttr.get(
         ir.FunctionType.get([a.type for a in block.arguments], [v.type for v in step.ret.operands]))
     _mark_unreduced(step, partial, unreduced)
@@ -434,62 +446,3 @@ def _mark_unreduced(step: _Step, partial: set[ir.Value], unreduced) -> None:
                         reduced = sharding_constraint(marked, whole)
                     for callback in callbacks:
                         callback.replace_uses_of_with(marked, reduced)
-
-
-def _constant(value_type: ir.Type, number: float, sharding: ir.Attribute) -> ir.Value:
-    tensor = ir.RankedTensorType(value_type)
-    element = tensor.element_type
-    scalar = (ir.FloatAttr.get(element, number) if isinstance(element, ir.FloatType)
-              else ir.IntegerAttr.get(element, int(number)))
-    return ir.Operation.create("stablehlo.constant", results=[value_type], attributes={
-        "value": ir.DenseElementsAttr.get_splat(tensor, scalar),
-        SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([sharding])}).result
-
-
-def _binary(kind: str, lhs: ir.Value, rhs: ir.Value, sharding: ir.Attribute) -> ir.Value:
-    return ir.Operation.create(kind, results=[lhs.type], operands=[lhs, rhs],
-                               attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([sharding])}).result
-
-
-def _strided(mesh: str, dims: list[list[str]]) -> ir.Attribute:
-    """The sharding of a ``[b, ...]`` value's ``[b, B, ...]`` view: the micro-batch dimension whole."""
-    return tensor_sharding(mesh, [dims[0], [], *dims[1:]])
-
-
-def _whole_type(value: ir.Value, count: int, split: bool = False) -> ir.Type:
-    """``value``'s type ``[b, ...]`` for ``count`` micro-batches: ``[b * count, ...]`` (or ``[b, count, ...]``)."""
-    rows, *rest = (tensor := ir.RankedTensorType(value.type)).shape
-    return ir.RankedTensorType.get([rows, count, *rest] if split else [rows * count, *rest], tensor.element_type)
-
-
-def _put_rows(buffer: ir.Value, value: ir.Value, index: ir.Value, sharding: ir.Attribute, mesh: str) -> ir.Value:
-    """``buffer`` (``[b, B, ...]``) with ``value`` (``[b, ...]``) as its ``[:, index]``."""
-    tensor, strided = ir.RankedTensorType(value.type), sdy.TensorShardingPerValueAttr.get([sharding])
-    rows = ir.Operation.create("stablehlo.reshape", results=[_whole_type(value, 1, split=True)], operands=[value],
-                               attributes={SDY_SHARDING: strided}).result
-    zero = _constant(index.type, 0, tensor_sharding(mesh, []))  # the loop counter's type, a scalar
-    return ir.Operation.create("stablehlo.dynamic_update_slice", results=[buffer.type],
-                               operands=[buffer, rows, zero, index, *([zero] * (tensor.rank - 1))],
-                               attributes={SDY_SHARDING: strided}).result
-
-
-def _micro_batch(value: ir.Value, index: ir.Value, count: int, mesh: str,
-                 dims: list[list[str]]) -> tuple[ir.Value, ir.Operation]:
-    """Micro-batch ``index`` of ``value`` (``[B * b, ...]``), rows ``index, index + B, ...``;
-    and the op that reads ``value``."""
-    tensor = ir.RankedTensorType(value.type)
-    rows, rest, element = tensor.shape[0] // count, list(tensor.shape[1:]), tensor.element_type
-    strided = sdy.TensorShardingPerValueAttr.get([_strided(mesh, dims)])
-    view = ir.Operation.create(
-        "stablehlo.reshape", results=[ir.RankedTensorType.get([rows, count, *rest], element)], operands=[value],
-        attributes={SDY_SHARDING: strided})
-    zero = _constant(ir.RankedTensorType.get([], ir.RankedTensorType(index.type).element_type), 0,
-                     tensor_sharding(mesh, []))
-    sliced = ir.Operation.create(
-        "stablehlo.dynamic_slice", results=[ir.RankedTensorType.get([rows, 1, *rest], element)],
-        operands=[view.result, zero, index, *([zero] * len(rest))],
-        attributes={"slice_sizes": ir.DenseI64ArrayAttr.get([rows, 1, *rest]), SDY_SHARDING: strided}).result
-    micro = ir.Operation.create(
-        "stablehlo.reshape", results=[ir.RankedTensorType.get([rows, *rest], element)], operands=[sliced],
-        attributes={SDY_SHARDING: sdy.TensorShardingPerValueAttr.get([tensor_sharding(mesh, dims)])}).result
-    return micro, view

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
+import pathlib
+import re
+
 import pytest
 
 import alpa_mlir.lowering  # noqa: F401  (registers XLA's workaround passes)
-from alpa_mlir.dialect.pass_registry import parse_options, pipeline_text, registered
+from alpa_mlir.dialect.pass_registry import Pass, parse_options, pipeline_text, registered
 from alpa_mlir.passes import PipelineError, parse_pipeline
 from alpa_mlir.passes.export.strip_sharding import StripShardingPass
 from alpa_mlir.passes.imports.capture_while_invariants import CaptureWhileInvariantsPass
@@ -15,10 +19,28 @@ from alpa_mlir.passes.imports.lower_pipeline_markers import LowerPipelineMarkers
 from alpa_mlir.passes.imports.verify_sharding import VerifyShardingPass
 
 
+def shows(doc: str, label: str) -> bool:
+    """Whether ``doc`` has a paragraph that starts with ``label`` and ends in an IR block
+    (``::``, a blank line, indented lines)."""
+    return re.search(rf"^{label}\b[^\n]*(\n[^\n]+)*::\n\n +\S", doc, re.MULTILINE) is not None
+
+
 def test_every_pass_has_a_spec_and_prefix():
+    # A pass's spec shows the IR it takes and the IR it makes (a pipeline's is the passes
+    # it runs, in order).
     for name, cls in registered().items():
         assert name.startswith("alpa-")
-        assert cls.__doc__ and len(cls.__doc__.strip().splitlines()[0]) > 10
+        doc = inspect.getdoc(cls)
+        assert doc and len(doc.splitlines()[0]) > 10, name
+        if issubclass(cls, Pass):
+            assert shows(doc, "Input") and shows(doc, "Output"), name
+
+
+def test_the_spec_check_reads_input_and_output_blocks():
+    assert shows("Input::\n\n    %0 = stablehlo.tanh %x\n", "Input")
+    assert shows("Input: a step,\nwith layers::\n\n    %0 = stablehlo.tanh %x\n", "Input")
+    assert not shows("Input: a step.\n\nOutput::\n\n    %0\n", "Input")
+    assert not shows("The Output::\n\n    %0\n", "Output")
 
 
 def test_options_are_typed():
@@ -69,3 +91,15 @@ def test_pipeline_errors_name_the_problem(text, message):
     with pytest.raises(PipelineError) as info:
         parse_pipeline(text)
     assert message in str(info.value)
+
+
+def test_lit_run_lines_have_one_shape():
+    # `[not] alpa-opt <input> <options> | FileCheck ...`: the input (%s, a path, or - for
+    # stdin) first. test/lit/tools/ tests the driver's own argument handling (option
+    # order, single dashes) and is left as it is.
+    lit = pathlib.Path(__file__).parents[1] / "lit"
+    odd = [f"{path.relative_to(lit)}: {line}" for path in sorted(lit.rglob("*.mlir"))
+           if path.relative_to(lit).parts[0] not in ("tools", "Output")
+           for line in path.read_text().splitlines() if line.startswith("// RUN:")
+           for call in re.findall(r"alpa-opt( \S+)?", line) if not re.fullmatch(r" (%s|%S/\S+|-)", call)]
+    assert not odd, odd

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --split-input-file %s | alpa-opt --split-input-file | FileCheck %s
+// RUN: alpa-opt %s --split-input-file | alpa-opt - --split-input-file | FileCheck %s
 
 // The alpa ops are unregistered ops in generic form: printing and parsing them
 // back must leave them unchanged, and they need no --allow-unregistered-dialect.

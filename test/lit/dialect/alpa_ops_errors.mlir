@@ -1,4 +1,4 @@
-// RUN: alpa-opt --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: alpa-opt %s --split-input-file --verify-diagnostics | FileCheck %s
 
 // A well-formed op passes the verifier and is printed; every other part below
 // fails verification and prints nothing.

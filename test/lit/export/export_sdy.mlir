@@ -1,5 +1,5 @@
-// RUN: alpa-opt --alpa-export-sdy --split-input-file %s | FileCheck %s
-// RUN: alpa-opt --alpa-export-sdy=constrain-results --split-input-file %s | FileCheck %s --check-prefix=PIN
+// RUN: alpa-opt %s --alpa-export-sdy --split-input-file | FileCheck %s
+// RUN: alpa-opt %s --alpa-export-sdy=constrain-results --split-input-file | FileCheck %s --check-prefix=PIN
 
 // The canonical form JAX's GSPMD path emits becomes what its Shardy path emits.
 // CHECK-LABEL: module @from_gspmd

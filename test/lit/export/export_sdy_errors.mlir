@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-export-sdy --split-input-file --verify-diagnostics %s
+// RUN: alpa-opt %s --alpa-export-sdy --split-input-file --verify-diagnostics
 
 // The mesh symbol name is taken already.
 // expected-error@+1 {{the module already has sdy.mesh @mesh; choose another with option 'mesh-name'}}

@@ -1,5 +1,5 @@
-// RUN: alpa-opt --alpa-strip-sharding --split-input-file %s | FileCheck %s
-// RUN: alpa-opt --alpa-strip-sharding=keep-mesh --split-input-file %s | FileCheck %s --check-prefix=KEEP
+// RUN: alpa-opt %s --alpa-strip-sharding --split-input-file | FileCheck %s
+// RUN: alpa-opt %s --alpa-strip-sharding=keep-mesh --split-input-file | FileCheck %s --check-prefix=KEEP
 
 // Every annotation and constraint goes, in both dialects, with the mesh.
 // CHECK-LABEL: module @strip_all

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-capture-while-invariants --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-capture-while-invariants --split-input-file | FileCheck %s
 
 // A weight and a trip count carried unchanged (lax.scan's consts) become implicit
 // captures: the body and the condition read the outer values, the while's results

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-import-sharding --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-import-sharding --split-input-file | FileCheck %s
 
 // What jax.jit(...).lower() emits with Shardy: sdy shardings on arguments and a
 // sharding constraint become canonical mhlo.sharding strings and @Sharding calls.

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-import-sharding --split-input-file --verify-diagnostics %s
+// RUN: alpa-opt %s --alpa-import-sharding --split-input-file --verify-diagnostics
 
 // Two different meshes in one module: alpa plans one mesh per module.
 // expected-error@+1 {{the module uses several device meshes (@a, @b)}}

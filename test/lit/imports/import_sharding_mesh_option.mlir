@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-import-sharding='mesh-shape=2,4' --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-import-sharding='mesh-shape=2,4' --split-input-file | FileCheck %s
 
 // Explicit device lists become the iota form XLA and JAX print.
 // CHECK-LABEL: module @mhlo_explicit_to_iota

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-import-sharding='mesh-shape=2,2' --split-input-file --verify-diagnostics %s
+// RUN: alpa-opt %s --alpa-import-sharding='mesh-shape=2,2' --split-input-file --verify-diagnostics
 
 // The mesh-shape option disagrees with the module's own mesh.
 // expected-error@+1 {{option 'mesh-shape' [2, 2] has 4 devices but the module's sdy mesh has 8}}

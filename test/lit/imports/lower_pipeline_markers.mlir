@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-lower-pipeline-markers --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-lower-pipeline-markers --split-input-file | FileCheck %s
 
 // A train step as alpa_mlir.grad lowers it: a forward boundary, the backward boundary
 // linked to it, the grad marker. Backward ops after the backward boundary share

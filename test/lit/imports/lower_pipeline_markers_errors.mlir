@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-lower-pipeline-markers --split-input-file --verify-diagnostics %s
+// RUN: alpa-opt %s --alpa-lower-pipeline-markers --split-input-file --verify-diagnostics
 
 // A marker must say what it marks.
 func.func @missing_kind(%arg0: tensor<4xf32>) -> tensor<4xf32> {

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-verify-sharding --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-verify-sharding --split-input-file | FileCheck %s
 
 // Valid shardings of every form are accepted and left unchanged.
 // CHECK-LABEL: func @negative_all_forms

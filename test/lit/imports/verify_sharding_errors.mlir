@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-verify-sharding --split-input-file --verify-diagnostics %s
+// RUN: alpa-opt %s --alpa-verify-sharding --split-input-file --verify-diagnostics
 
 // The tiled rank must equal the value's rank.
 module attributes {mhlo.num_partitions = 4 : i32} {

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-clamp-dynamic-slice-starts --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-clamp-dynamic-slice-starts --split-input-file | FileCheck %s
 
 // A computed start gets clamp(0, start, 24 - 20); the constant start stays.
 // CHECK-LABEL: func @computed_start

@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-reshape-degenerate-transposes --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-reshape-degenerate-transposes --split-input-file | FileCheck %s
 
 // Moving a size-1 dimension moves no element: a reshape, with the transpose's sharding.
 // CHECK-LABEL: func @size_one_moves

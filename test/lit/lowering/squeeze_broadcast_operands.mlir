@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-squeeze-broadcast-operands --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-squeeze-broadcast-operands --split-input-file | FileCheck %s
 
 // A mask [b, 1, 1, s] broadcast over head-split scores: the size-1 dimensions go, the
 // reshape takes the broadcast's sharding on the dimensions it keeps (here none split).

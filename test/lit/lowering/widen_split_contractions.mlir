@@ -1,4 +1,4 @@
-// RUN: alpa-opt --alpa-widen-split-contractions --split-input-file %s | FileCheck %s
+// RUN: alpa-opt %s --alpa-widen-split-contractions --split-input-file | FileCheck %s
 
 // A bf16 contraction split 8 ways (both operands split along it): the dot computes in
 // f32 and one convert, with the dot's sharding, rounds after XLA sums the partials.

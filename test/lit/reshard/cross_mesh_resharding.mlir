@@ -1,6 +1,6 @@
 // RUN: alpa-opt %s --split-input-file --alpa-cross-mesh-resharding | FileCheck %s
 // RUN: alpa-opt %s --split-input-file --alpa-cross-mesh-resharding='local-all-gather=false' | FileCheck %s --check-prefix=DIRECT
-// RUN: alpa-opt %s --split-input-file --alpa-cross-mesh-resharding | alpa-opt --split-input-file --alpa-cross-mesh-resharding | FileCheck %s
+// RUN: alpa-opt %s --split-input-file --alpa-cross-mesh-resharding | alpa-opt - --split-input-file --alpa-cross-mesh-resharding | FileCheck %s
 
 // Inputs are in alpa-stage-construction's output form: private stage functions with
 // alpa.mesh and annotated signatures, and a @main that only calls them.
