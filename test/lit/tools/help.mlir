@@ -66,5 +66,6 @@
 // LIST: Input::
 // LIST: keep-mesh=<bool> {{.*}}(default: false){{$}}
 // LIST-LABEL: --alpa-verify-sharding
-// LIST: Example error::
+// LIST: Input::
+// LIST: Output: the IR unchanged, or an error at the op::
 // LIST: Options:
