@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import gc
 import logging
 import math
@@ -38,6 +39,7 @@ from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.device_profile import DeviceProfile, Dot
 from ...plans.sharding_plan import ShardingPlan
 from ..intra_op.auto_sharding import AutoShardingPass
+from ..intra_op.cost_graph import TableCache
 from ..intra_op.ilp import HIGHS_MIP_GAP
 from ..intra_op.rules import itemsize_of, shape_of
 from .layer_construction import op_flops
@@ -48,6 +50,8 @@ from .stage_search import CostedSpace, SearchSpace, compose_ranges
 from .training_step import StepGraph
 
 LOG = logging.getLogger("alpa_mlir.stage_construction")
+# In a planning process (jobs > 1; it lives for one _plan_all), the tables its plans share.
+_WORKER_TABLES = TableCache()
 # cost-model=profile: (planned stage module, mesh, timed runs) -> the median seconds of one
 # run on local devices; a ValueError when the mesh cannot run here.
 StageTimer = Callable[[ir.Module, DeviceMesh, int], float]
@@ -126,6 +130,7 @@ class CostCache:
     graph: StepGraph | None = None  # @main's dataflow
     compute: dict = field(default_factory=dict)  # (the ops of @main it copies, devices) -> analytic compute
     floors: dict = field(default_factory=dict)  # device counts -> op number -> floor under its compute (_floors)
+    tables: TableCache = field(default_factory=TableCache)  # the intra-op plans' strategy and resharding tables
 
 
 def cost_stages(options: CostingOptions, step: LayeredStep, space: SearchSpace, profile: DeviceProfile | None,
@@ -193,7 +198,7 @@ def cost_stages(options: CostingOptions, step: LayeredStep, space: SearchSpace, 
                 (sum(floors[:index[0]]) + sum(floors[index[1]:]) +
                  launches * ((index[0] > 0) + (index[1] < num_layers))) / options.virtual_stages <= bound]
     new = {key: work[key] for _, key in kept if key not in cache.planned}
-    if not _plan_all(options.jobs, options.mip_gap, new, main.context, costing, cache.planned):
+    if not _plan_all(options, new, cache, main.context, costing):
         # the planner's error is reported at its op
         diagnostics.failed = True
         return None
@@ -228,19 +233,23 @@ def cost_stages(options: CostingOptions, step: LayeredStep, space: SearchSpace, 
 
 
 def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,
-               state: tuple[tuple[int, int], ...] = (), mip_gap: float = HIGHS_MIP_GAP) -> ShardingPlan | None:
+               state: tuple[tuple[int, int], ...] = (), mip_gap: float = HIGHS_MIP_GAP,
+               tables: TableCache | None = None) -> ShardingPlan | None:
     """``module`` (a stage) annotated with its intra-op plan on ``mesh``, its ``state``
-    (argument, result) pairs each in one sharding, within ``mip_gap`` of the optimum; the
-    plan, or None after an error."""
-    return _stage_planner(mesh.shape, mesh.alpha, mesh.beta, state, mip_gap).plan_module(module.operation,
-                                                                                         diagnostics)
+    (argument, result) pairs each in one sharding, within ``mip_gap`` of the optimum (its
+    strategy tables shared through ``tables``); the plan, or None after an error."""
+    planner = dataclasses.replace(_stage_planner(mesh.shape, mesh.alpha, mesh.beta, state, mip_gap),
+                                  strategy_tables=tables)
+    return planner.plan_module(module.operation, diagnostics)
 
 
-def _plan_all(jobs: int, mip_gap: float, work: dict[tuple, _Work], context: ir.Context, diagnostics: Diagnostics,
-              planned: dict[tuple, PlannedStage]) -> bool:
+def _plan_all(options: CostingOptions, work: dict[tuple, _Work], cache: CostCache, context: ir.Context,
+              diagnostics: Diagnostics) -> bool:
     """Each distinct stage module (``work``, by its text and logical mesh) planned on its
-    logical mesh within ``mip_gap`` of its optimum, from a fresh copy, into ``planned``.
-    ``jobs`` > 1 plans in that many processes. False after an error (reported)."""
+    logical mesh within the option ``mip_gap`` of its optimum, from a fresh copy, into
+    ``cache.planned``. ``jobs`` > 1 plans in that many processes. False after an error
+    (reported)."""
+    jobs, mip_gap, planned = options.jobs, options.mip_gap, cache.planned
     progress = _Progress("stage construction: planned", len(work))
     if jobs > 1 and work:
         keys = list(work)
@@ -263,7 +272,7 @@ def _plan_all(jobs: int, mip_gap: float, work: dict[tuple, _Work], context: ir.C
     for key, item in work.items():
         if key not in planned:  # serially (or again, so that a failure is reported at its op)
             module = ir.Module.parse(key[0], context=context)
-            plan = plan_stage(module, item.mesh, diagnostics, mip_gap=mip_gap)
+            plan = plan_stage(module, item.mesh, diagnostics, mip_gap=mip_gap, tables=cache.tables)
             if plan is None:
                 progress.close()
                 return False
@@ -407,7 +416,8 @@ def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],
     """In a worker process: plan a stage module; its annotated text and plan, or None on failure."""
     with make_context():
         module = ir.Module.parse(text)
-        plan = _stage_planner(shape, alpha, beta, (), mip_gap).plan_module(module.operation, Diagnostics([]))
+        plan = plan_stage(module, DeviceMesh(shape, alpha=alpha, beta=beta), Diagnostics([]), mip_gap=mip_gap,
+                          tables=_WORKER_TABLES)
         return None if plan is None else (str(module), plan.to_json())
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
@@ -29,7 +28,7 @@ from ...plans.sharding_plan import ShardingPlan
 from ..schedule.rematerialize import step_layers
 from . import ilp, ilp_solver
 from .annotate_plan import annotate_plan
-from .cost_graph import Graph, ReshardingOracle
+from .cost_graph import Graph, ReshardingOracle, TableCache
 from .cost_model import collective
 from .memory_rows import MemoryRows, memory_rows, within
 from .peak_memory import peak_memory
@@ -167,6 +166,9 @@ class AutoShardingPass(MeshOptions, Pass):
     resharding_probe: ReshardingProbe | None = provided(
         "resharding-costs=xla: what XLA emits for a resharding (lowering.reshard_probe.resharding_probe)")
     on_plan: Callable[[ShardingPlan], None] | None = provided("receives the plan, as the report file would")
+    strategy_tables: TableCache | None = provided(
+        "the strategy and resharding tables to share with other plans on the same mesh (the stage search's; "
+        "without it, one run's attempts share their own)")
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -238,9 +240,11 @@ class AutoShardingPass(MeshOptions, Pass):
         mesh = DeviceMesh(physical.shape, axis_names=physical.axis_names, alpha=physical.alpha, beta=physical.beta)
         forbidden = frozenset(kind for kind, allowed in (("all-gather", self.allow_all_gather),
                                                          ("all-to-all", self.allow_all_to_all)) if not allowed)
+        tables = TableCache() if self.strategy_tables is None else self.strategy_tables
         try:
-            attempt = choose_rematerialization(func, lambda f: self._attempt(f, mesh, oracle, forbidden, diagnostics),
-                                               layers, self.rematerialize, self.memory_budget)
+            attempt = choose_rematerialization(
+                func, lambda f: self._attempt(f, mesh, oracle, forbidden, tables, diagnostics), layers,
+                self.rematerialize, self.memory_budget)
         except RematerializationError as error:
             diagnostics.error(func, f"auto-sharding: {error}")
             return None
@@ -263,16 +267,17 @@ class AutoShardingPass(MeshOptions, Pass):
         return plan
 
     def _attempt(self, func: ir.Operation, mesh: DeviceMesh, oracle: ReshardingOracle | None,
-                 forbidden: frozenset[str], diagnostics: Diagnostics) -> Attempt | None:
-        """The cost graph of ``func`` and its plan (``solution`` None where no plan fits the
-        memory budget); ``None`` after an error."""
-        graph = Graph(func, mesh, StrategyOptions(
+                 forbidden: frozenset[str], tables: TableCache, diagnostics: Diagnostics) -> Attempt | None:
+        """The cost graph of ``func`` (its tables from ``tables``) and its plan (``solution``
+        None where no plan fits the memory budget); ``None`` after an error."""
+        options = StrategyOptions(
             # force-data-parallel splits the batch over all axes: S^{01} on a 2-D mesh.
             allow_flattened_mesh=self.allow_flattened_mesh or self.force_data_parallel,
             allow_mixed_mesh_shape=self.allow_mixed_mesh_shape,
             allow_recompute_heavy_op=self.allow_recompute_heavy_op,
-            reduce_scatter=self.prefer_reduce_scatter, float32_partials=self.partial_sums == "float32"),
-            self.batch_args, forbidden, self.share_reshardings)
+            reduce_scatter=self.prefer_reduce_scatter, float32_partials=self.partial_sums == "float32")
+        graph = Graph(func, mesh, options, self.batch_args, forbidden, self.share_reshardings,
+                      tables.tables(mesh, options, forbidden))
         for name, op in sorted(graph.no_rule.items()):
             diagnostics.warning(op, f"no sharding rule for '{name}'; it runs replicated")
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
@@ -305,7 +310,8 @@ class AutoShardingPass(MeshOptions, Pass):
                     max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS * byte_time
                     for c in s.communication if c.kind == "reduce-scatter") for s in node.strategies])
         try:
-            return Attempt(func, graph, donated, self._solve(graph, oracle, donated))
+            solution, planned = self._solve(graph, oracle, donated)
+            return Attempt(func, planned, donated, solution)
         except ilp.InfeasibleError as error:
             if self.memory_budget and (not forbidden or isinstance(error, ilp.BudgetError)):
                 return Attempt(func, graph, donated, None, str(error))
@@ -318,39 +324,46 @@ class AutoShardingPass(MeshOptions, Pass):
             diagnostics.error(func, f"auto-sharding: {error}")
             return None
 
-    def _solve(self, graph: Graph, oracle: ReshardingOracle | None, donated: set[int]) -> ilp.Solution:
-        """Eq. 1's optimum, within the memory budget if there is one (``memory_rows.within``).
-        The memory rows depend on the copy nodes being priced or not, not on the prices:
-        made once per ``graph.share``."""
-        rows = functools.cache(lambda share: memory_rows(graph, donated))
+    def _solve(self, graph: Graph, oracle: ReshardingOracle | None, donated: set[int]) -> tuple[ilp.Solution, Graph]:
+        """Eq. 1's optimum, within the memory budget if there is one (``memory_rows.within``),
+        and the graph it is priced on (``graph``, or with share-reshardings maybe its
+        :meth:`~Graph.unshared` variant). The memory rows depend on the copy nodes being
+        priced or not, not on the prices: made once per variant."""
+        made: dict[bool, MemoryRows] = {}  # by the variant's share
+
+        def rows(variant: Graph) -> MemoryRows:
+            if variant.share not in made:
+                made[variant.share] = memory_rows(variant, donated)
+            return made[variant.share]
+
         if not self.memory_budget:
             return self._priced(graph, oracle, None, rows)
         return within(lambda budget: self._priced(graph, oracle, budget, rows),
-                      lambda choices: peak_memory(graph, choices, donated).total, self.memory_budget)
+                      lambda found: peak_memory(found[1], found[0].choices, donated).total, self.memory_budget)
 
     def _priced(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None,
-                rows: Callable[[bool], MemoryRows]) -> ilp.Solution:
-        """Eq. 1's optimum; with resharding-costs=xla, solved again while XLA prices a
-        picked resharding differently than assumed (each round asks XLA about new pairs
-        only, so it ends). After MAX_REPRICING rounds the plan of the last is kept, its
-        objective repriced; with share-reshardings it is compared, as XLA prices them,
-        with the plan found without (measured: BERT on (2, 2, 2), where every round met
-        another axis order of a flattened resharding Table 2 prices at a third of XLA's)."""
+                rows: Callable[[Graph], MemoryRows]) -> tuple[ilp.Solution, Graph]:
+        """Eq. 1's optimum and the graph it is priced on; with resharding-costs=xla, solved
+        again while XLA prices a picked resharding differently than assumed (each round
+        asks XLA about new pairs only, so it ends). After MAX_REPRICING rounds the plan of
+        the last is kept, its objective repriced; with share-reshardings it is compared, as
+        XLA prices them, with the plan found on the graph's :meth:`~Graph.unshared` variant
+        (measured: BERT on (2, 2, 2), where every round met another axis order of a
+        flattened resharding Table 2 prices at a third of XLA's)."""
         solution, converged = self._rounds(graph, oracle, budget, rows)
         if converged or not graph.copies:
-            return solution
-        graph.share = False
-        unshared, _ = self._rounds(graph, oracle, budget, rows)
+            return solution, graph
+        variant = graph.unshared()
+        unshared, _ = self._rounds(variant, oracle, budget, rows)
         if solution.objective <= unshared.objective:
-            graph.share = True  # annotated as priced: through the copies
-            return solution
-        return unshared
+            return solution, graph  # annotated as priced: through the copies
+        return unshared, variant
 
     def _rounds(self, graph: Graph, oracle: ReshardingOracle | None, budget: float | None,
-                rows: Callable[[bool], MemoryRows]) -> tuple[ilp.Solution, bool]:
+                rows: Callable[[Graph], MemoryRows]) -> tuple[ilp.Solution, bool]:
         """The last round's plan with its objective at the latest prices, and whether
         XLA priced every resharding it picks as the ILP did."""
-        memory = rows(graph.share) if budget is not None else ((), ())
+        memory = rows(graph) if budget is not None else ((), ())
         for _ in range(MAX_REPRICING + 1):
             solution = ilp.solve(graph.cost_graph(*memory), memory_budget=budget, solver=self.solver,
                                  time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies),

@@ -46,7 +46,7 @@ overcount: a GShard MoE layer then all-gathers its experts (689 KiB against 489)
 
 from __future__ import annotations
 
-import functools
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -124,22 +124,42 @@ class Use:
         return [s.results[self.slot] for s in dst.strategies]
 
 
-@functools.lru_cache(maxsize=16)
-def _shared_tables(mesh: DeviceMesh, options: StrategyOptions, forbidden: frozenset[str]) -> tuple[dict, ...]:
-    """The tables every :class:`Graph` on ``mesh`` with these options shares: strategies and
-    their costs by iteration space and operand types, resharding costs by (src, dst, shape,
-    itemsize), resharding matrices and strategies' bytes kept by the strategy keys."""
-    return {}, {}, {}, {}
+@dataclass
+class StrategyTables:
+    """What every :class:`Graph` built with these tables shares, by what each entry is
+    computed from: strategies and their costs by iteration space and operand types,
+    resharding costs by (src, dst, shape, itemsize), resharding matrices and strategies'
+    bytes by the strategy keys. Valid for one mesh, one set of strategy options and of
+    forbidden collectives (:class:`TableCache` keeps them apart); a graph that XLA prices a
+    resharding for takes copies of the prices (``Graph.measure_reshardings``)."""
+
+    strategies: dict = field(default_factory=dict)
+    costs: dict = field(default_factory=dict)
+    matrices: dict = field(default_factory=dict)
+    memory: dict = field(default_factory=dict)
+
+
+class TableCache:
+    """:class:`StrategyTables` by mesh, strategy options and forbidden collectives, kept by
+    whoever plans many graphs: one ``alpa-auto-sharding`` run (its attempts with and
+    without recompute), the stage search (the same layers in many candidates)."""
+
+    def __init__(self) -> None:
+        self._tables: dict[tuple, StrategyTables] = {}
+
+    def tables(self, mesh: DeviceMesh, options: StrategyOptions, forbidden: frozenset[str]) -> StrategyTables:
+        return self._tables.setdefault((mesh, options, forbidden), StrategyTables())
 
 
 class Graph:
     """The cost graph of one function on a mesh; see the module docstring."""
 
     def __init__(self, func: ir.Operation, mesh: DeviceMesh, options: StrategyOptions,
-                 batch_args: tuple[int, ...] = (), forbidden: frozenset[str] = frozenset(), share: bool = False):
+                 batch_args: tuple[int, ...] = (), forbidden: frozenset[str] = frozenset(), share: bool = False,
+                 tables: StrategyTables | None = None):
         self.mesh = mesh
-        # share-reshardings (see the module docstring); turned off after share_reshardings(),
-        # the copy nodes stay but price nothing, and Sec. 4.2's merging is as without it.
+        # share-reshardings (see the module docstring); in the variant unshared() builds, the
+        # copy nodes stay but price nothing, and Sec. 4.2's merging is as without it.
         self.share = share
         self.options = options
         self.forbidden = forbidden  # collective kinds no resharding may use (allow-all-gather=false, ...)
@@ -149,10 +169,13 @@ class Graph:
         self.batch_dims: dict[ir.Value, set[int]] = {}
         self.no_rule: dict[str, ir.Operation] = {}
         self.measured: dict[tuple, tuple[Collective, ...]] = {}  # reshardings XLA was asked about
-        # Strategies, resharding costs and matrices by what they are computed from: the
-        # same in every graph on this mesh (the stage search plans the same layers in many
-        # candidates), until XLA prices a resharding (measure_reshardings takes copies).
-        self._strategies, self._costs, self._matrices, self._memory = _shared_tables(mesh, options, forbidden)
+        # Strategies, resharding costs and matrices by what they are computed from, shared
+        # with the other graphs built with ``tables`` (their TableCache's, for this mesh,
+        # options and forbidden collectives; fresh ones if None) until XLA prices a
+        # resharding (measure_reshardings takes copies).
+        tables = StrategyTables() if tables is None else tables
+        self._strategies, self._costs, self._matrices, self._memory = \
+            tables.strategies, tables.costs, tables.matrices, tables.memory
         self.copies: list[tuple[int, int, int]] = []  # (producer, result, copy node) of shared reshardings
         self._routed: dict[int, int] = {}  # number of a use -> the copy node it takes its value from
         self._sinks: dict[int, int] = {}  # result number -> its node
@@ -339,6 +362,14 @@ class Graph:
             if None not in mapping:
                 result.append(Follow(index, leader_use.src, np.array(mapping, dtype=np.int64)))
         return result
+
+    def unshared(self) -> Graph:
+        """This graph without its shared reshardings priced: the same nodes, uses and tables
+        (what one prices, the other sees), its copy nodes pricing nothing and Sec. 4.2's
+        merging as without share-reshardings."""
+        variant = copy.copy(self)
+        variant.share = False
+        return variant
 
     def share_reshardings(self) -> None:
         """A ``copy`` node for every value two or more heavy ops outside its producer's

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
 from ...dialect.sharding import tile_bytes
 from ...plans.plan_summary import byte_text
 from .cost_graph import Graph
-from .ilp import InfeasibleError, Solution
+from .ilp import InfeasibleError
 from .ilp_graph import EdgeMemory
 from .peak_memory import Lifetimes
 
@@ -151,20 +151,23 @@ def _copy_bytes(graph: Graph, given: list, needs: list, shape: tuple[int, ...] |
     return matrix
 
 
-def within(solve: Callable[[float], Solution], peak: Callable[[tuple[int, ...]], float], budget: float) -> Solution:
+Found = TypeVar("Found")  # what a solve gives: a plan, and what it was planned on
+
+
+def within(solve: Callable[[float], Found], peak: Callable[[Found], float], budget: float) -> Found:
     """``solve(budget)``'s plan, solved again against the budget less the excess while
     its ``peak`` exceeds ``budget`` (at most MAX_BUDGET_ROUNDS times)."""
     asked = budget
     for _ in range(MAX_BUDGET_ROUNDS):
         try:
-            solution = solve(asked)
+            found = solve(asked)
         except InfeasibleError:
             if asked == budget:
                 raise
             break
-        over = peak(solution.choices) - budget
+        over = peak(found) - budget
         if over <= 0:
-            return solution
+            return found
         asked -= over
     raise InfeasibleError(f"no sharding plan found within the memory budget of {byte_text(budget)} per device: "
                           f"the last plan's resharded copies take it to {byte_text(budget + over)}")

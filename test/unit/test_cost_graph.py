@@ -16,7 +16,7 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.pass_registry import Diagnostics
 from alpa_mlir.dialect.sharding import ShardingSpec, tile_bytes
 from alpa_mlir.passes.intra_op import auto_sharding, ilp
-from alpa_mlir.passes.intra_op.cost_graph import Graph
+from alpa_mlir.passes.intra_op.cost_graph import Graph, TableCache
 from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
 from alpa_mlir.passes.intra_op.plan_constraints import pin_user_shardings, restrict
 from alpa_mlir.passes.intra_op.strategies import StrategyOptions
@@ -57,6 +57,14 @@ def graph(func, share: bool) -> Graph:
     if share:
         g.share_reshardings()
     return g
+
+
+def graphs_sharing_tables(func) -> tuple[Graph, Graph]:
+    """Two graphs of ``func`` on MESH built with one TableCache's tables, as the stage
+    search builds its candidates'."""
+    cache = TableCache()
+    return tuple(Graph(func, MESH, StrategyOptions(), tables=cache.tables(MESH, StrategyOptions(), frozenset()))
+                 for _ in range(2))
 
 
 def consistent_choices(g: Graph, dot_strategy: int) -> list[int]:
@@ -157,21 +165,26 @@ def test_unconverged_repricing_keeps_the_cheaper_of_shared_and_per_user(monkeypa
         g = Graph(func, MESH, StrategyOptions(), share=True)
         assert pin_user_shardings(g, func, MESH, method.keep_user_shardings, Diagnostics([]))
         g.share_reshardings()
-        solution = method._solve(g, oracle, set())
-        assert g.share == shared_wins
-        resharded = {g.nodes[use.src].index for use, _ in g.chosen_reshardings(solution.choices)}
+        solution, planned = method._solve(g, oracle, set())
+        assert planned.share == shared_wins and (planned is g) == shared_wins and g.share
+        resharded = {planned.nodes[use.src].index for use, _ in planned.chosen_reshardings(solution.choices)}
         assert resharded == ({0} if shared_wins else {1, 2})  # x, or the two weights
-        assert solution.objective == pytest.approx(ilp.objective(g.cost_graph(), solution.choices))
+        assert solution.objective == pytest.approx(ilp.objective(planned.cost_graph(), solution.choices))
 
 
 def test_graphs_on_one_mesh_share_their_tables_until_xla_prices_one(func):
     # The stage search plans the same layers in many candidates: their strategies and
-    # resharding prices are computed once per mesh. A graph that XLA prices (here ten times
-    # the model) takes its own copies: the other graph's prices and plan stay the model's.
-    first, second = graph(func, share=False), graph(func, share=False)
+    # resharding prices are computed once per mesh (its cache's TableCache). A graph that XLA
+    # prices (here ten times the model) takes its own copies: the other graph's prices and
+    # plan stay the model's.
+    first, second = graphs_sharing_tables(func)
     assert first._strategies is second._strategies and first._matrices is second._matrices
     assert [n.strategies for n in first.nodes] == [n.strategies for n in second.nodes]
-    assert Graph(func, DeviceMesh((2, 2)), StrategyOptions())._strategies is not first._strategies
+    cache, other = TableCache(), DeviceMesh((2, 2))
+    assert cache.tables(MESH, StrategyOptions(), frozenset()) is cache.tables(MESH, StrategyOptions(), frozenset())
+    assert Graph(func, other, StrategyOptions(), tables=cache.tables(other, StrategyOptions(), frozenset())
+                 )._strategies is not cache.tables(MESH, StrategyOptions(), frozenset()).strategies
+    assert graph(func, share=False)._strategies is not first._strategies  # no tables given: its own
     before = [e.cost for e in second.cost_graph().edges]
     choices = [int(np.argmin(n.costs)) if len(n.costs) else 0 for n in first.nodes]  # each op's cheapest
     assert any(True for _ in first.chosen_reshardings(choices))  # which reshard something for XLA to price
@@ -227,7 +240,7 @@ def test_a_follower_takes_the_first_cheapest_algorithm_that_takes_its_leaders_la
 def test_costs_and_memory_are_shared_by_strategy_key_and_read_only(func):
     # Computed once per mesh for every op of that key (repeated layers), so no graph may
     # change them in place; a pinned node has its own key, so its own bytes.
-    first, second = graph(func, share=False), graph(func, share=False)
+    first, second = graphs_sharing_tables(func)
     for a, b in zip(first.nodes, second.nodes):
         assert a.costs is b.costs and not a.costs.flags.writeable
         if a.kind != "result":
