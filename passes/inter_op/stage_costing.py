@@ -39,9 +39,9 @@ from ...dialect.sharding import ShardingSpec, tile_bytes
 from ...plans.device_profile import DeviceProfile, Dot
 from ...plans.sharding_plan import ShardingPlan
 from ..intra_op.auto_sharding import AutoShardingPass
-from ..intra_op.cost_graph import TableCache
 from ..intra_op.ilp import HIGHS_MIP_GAP
 from ..intra_op.rules import itemsize_of, shape_of
+from ..intra_op.strategy_tables import TableCache
 from .layer_construction import op_flops
 from .outline import Extracted, extract
 from .profile_pricing import compute_seconds, device_share, op_seconds, plan_tiles, sync_seconds, with_timed_dots

@@ -28,13 +28,14 @@ from ...plans.sharding_plan import ShardingPlan
 from ..schedule.rematerialize import step_layers
 from . import ilp, ilp_solver
 from .annotate_plan import annotate_plan
-from .cost_graph import Graph, ReshardingOracle, TableCache
+from .cost_graph import Graph, ReshardingOracle
 from .cost_model import collective
 from .memory_rows import MemoryRows, memory_rows, within
 from .peak_memory import peak_memory
 from .plan_constraints import check_callbacks, force_layouts, pin_user_shardings
 from .remat_choice import Attempt, RematerializationError, choose_rematerialization
 from .strategies import StrategyOptions
+from .strategy_tables import TableCache
 
 ALIASING_OUTPUT = "tf.aliasing_output"
 # Ties between a reduce-scatter algorithm and all-reduce + slicing go to the

@@ -64,6 +64,7 @@ from .ilp_graph import CostGraph, Edge, EdgeMemory, Follow
 from .rules import itemsize_of, iteration_space, replicated_space, shape_of, value_space
 from .strategies import StrategyOptions, compute_costs, enumerate_strategies
 from .strategy import IterationSpace, Strategy
+from .strategy_tables import StrategyTables
 
 CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if")
 # An identity on each operand (jax.checkpoint's fence around saved values): like a
@@ -124,33 +125,6 @@ class Use:
         return [s.results[self.slot] for s in dst.strategies]
 
 
-@dataclass
-class StrategyTables:
-    """What every :class:`Graph` built with these tables shares, by what each entry is
-    computed from: strategies and their costs by iteration space and operand types,
-    resharding costs by (src, dst, shape, itemsize), resharding matrices and strategies'
-    bytes by the strategy keys. Valid for one mesh, one set of strategy options and of
-    forbidden collectives (:class:`TableCache` keeps them apart); a graph that XLA prices a
-    resharding for takes copies of the prices (``Graph.measure_reshardings``)."""
-
-    strategies: dict = field(default_factory=dict)
-    costs: dict = field(default_factory=dict)
-    matrices: dict = field(default_factory=dict)
-    memory: dict = field(default_factory=dict)
-
-
-class TableCache:
-    """:class:`StrategyTables` by mesh, strategy options and forbidden collectives, kept by
-    whoever plans many graphs: one ``alpa-auto-sharding`` run (its attempts with and
-    without recompute), the stage search (the same layers in many candidates)."""
-
-    def __init__(self) -> None:
-        self._tables: dict[tuple, StrategyTables] = {}
-
-    def tables(self, mesh: DeviceMesh, options: StrategyOptions, forbidden: frozenset[str]) -> StrategyTables:
-        return self._tables.setdefault((mesh, options, forbidden), StrategyTables())
-
-
 class Graph:
     """The cost graph of one function on a mesh; see the module docstring."""
 
@@ -170,7 +144,7 @@ class Graph:
         self.no_rule: dict[str, ir.Operation] = {}
         self.measured: dict[tuple, tuple[Collective, ...]] = {}  # reshardings XLA was asked about
         # Strategies, resharding costs and matrices by what they are computed from, shared
-        # with the other graphs built with ``tables`` (their TableCache's, for this mesh,
+        # with the other graphs built with ``tables`` (strategy_tables.py; a TableCache's, for this mesh,
         # options and forbidden collectives; fresh ones if None) until XLA prices a
         # resharding (measure_reshardings takes copies).
         tables = StrategyTables() if tables is None else tables

@@ -16,10 +16,11 @@ from alpa_mlir.dialect.mesh import DeviceMesh
 from alpa_mlir.dialect.pass_registry import Diagnostics
 from alpa_mlir.dialect.sharding import ShardingSpec, tile_bytes
 from alpa_mlir.passes.intra_op import auto_sharding, ilp
-from alpa_mlir.passes.intra_op.cost_graph import Graph, TableCache
+from alpa_mlir.passes.intra_op.cost_graph import Graph
 from alpa_mlir.passes.intra_op.cost_model import resharding_collectives
 from alpa_mlir.passes.intra_op.plan_constraints import pin_user_shardings, restrict
 from alpa_mlir.passes.intra_op.strategies import StrategyOptions
+from alpa_mlir.passes.intra_op.strategy_tables import TableCache
 
 
 def two_readers(x: tuple[int, int], width: int, x_pin: str = "", w_pin: str = "") -> str:
