@@ -60,7 +60,7 @@ class MicroBatching:
 
 
 def micro_batching(jitted: jax.stages.Wrapped, micro: jax.stages.Lowered, args: Sequence[Any],
-                   kwargs: dict[str, Any], batch_args: Sequence[int], num_micro_batches: int,
+                   kwargs: dict[str, Any], batch_args: Sequence[int], num_micro_batches: int, *,
                    function: str = "the function") -> MicroBatching:
     """:func:`accumulation` of ``micro`` (``jitted`` lowered on one micro-batch) and ``jitted``
     traced on the whole batch (``args``), and the outputs whose leading dimension is

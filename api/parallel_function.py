@@ -210,7 +210,7 @@ class ParallelizedFunction(PlannedFunction):
         state = training_state(lowered, [dynamic.index(i) for i in batch if i in dynamic])
         batch_leaves = self._batch_leaves(signature, static, batch, len(args))
         batching = micro_batching(self._jitted, lowered, full_args, kwargs, batch_leaves, micro_batches,
-                                  self._name) if micro_batches > 1 else None
+                                  function=self._name) if micro_batches > 1 else None
         budget = self.method.memory_budget if self.method.memory_budget is not None else device_memory_budget(devices)
 
         def program_for(asked: float, module: ir.Module, stacklevel: int = 6) -> Program:
@@ -218,7 +218,7 @@ class ParallelizedFunction(PlannedFunction):
                                devices=devices, memory_budget=asked, stacklevel=stacklevel)
             if batching is not None:
                 accumulate_gradients(module, mesh, micro_batches, batch_leaves, batching.accumulate,
-                                     batching.concatenated, self._name)
+                                     batching.concatenated, function=self._name)
             return Program(lowered.out_tree, plan, module_text(module), mesh, devices, donated, weak,
                            host_callbacks(lowered))
 

@@ -75,7 +75,7 @@ def module_text(module: ir.Module) -> str:
 
 def plan_module(module: ir.Module, method: ShardParallel, mesh: DeviceMesh, batch_args: tuple[int, ...],
                 function: str = "the function", pinned: ShardingPlan | None = None,
-                stacklevel: int = 5, state: tuple[tuple[int, int], ...] = (),
+                *, stacklevel: int = 5, state: tuple[tuple[int, int], ...] = (),
                 devices: Sequence[Any] = (), memory_budget: float | None = None) -> ShardingPlan:
     """Annotate ``module`` in place with a plan for ``mesh``, and return the plan.
 
@@ -134,7 +134,7 @@ def warn_reported(reported: list[tuple[ir.Location, str, str]], function: str, s
 
 def accumulate_gradients(module: ir.Module, mesh: DeviceMesh, num_micro_batches: int, batch_args: tuple[int, ...],
                          accumulate: Accumulation = "mean", concat_results: tuple[int, ...] = (),
-                         function: str = "the function") -> None:
+                         *, function: str = "the function") -> None:
     """Turn a module planned for one micro-batch into the accumulation step over ``num_micro_batches``.
 
     Runs ``alpa-export-sdy`` then ``alpa-accumulate-gradients`` on the output of

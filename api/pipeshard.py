@@ -172,7 +172,8 @@ class PipeshardFunction(PlannedFunction):
         hosts, per_host = method.cluster()
         devices = method.device_list()
         batching = MicroBatching() if method.num_micro_batches == 1 else \
-            micro_batching(self._jitted, lowered, args, kwargs, batch_leaves, method.num_micro_batches, self._name)
+            micro_batching(self._jitted, lowered, args, kwargs, batch_leaves, method.num_micro_batches,
+                           function=self._name)
         if self._saved is not None:
             plan, text = self._saved.plan, self._saved.module_text
             if plan.cluster != (hosts, per_host):
@@ -188,8 +189,9 @@ class PipeshardFunction(PlannedFunction):
             text, plan = self._run_passes(module, hosts, per_host, state, batching.accumulate)
         start = time.perf_counter()
         executable = PipeshardExecutable(module, method.num_micro_batches, batch_leaves, devices,
-                                         method.instruction_timeout, self._donated(signature), host_callbacks(lowered),
-                                         method.concurrent_meshes, batching.concatenated)
+                                         method.instruction_timeout, self._donated(signature),
+                                         host_callbacks=host_callbacks(lowered),
+                                         concurrent_meshes=method.concurrent_meshes, concatenated=batching.concatenated)
         seconds = time.perf_counter() - start
         plan = dataclasses.replace(plan, step=self._predicted_step(executable, plan))
         LOG.info("%s: %d stages, predicted %.3g s per step (Eq. 2; %s as this runtime runs it); compiled %d stage "

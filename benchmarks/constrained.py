@@ -40,7 +40,8 @@ MODELS = {"gpt2": (4, 256, 4, 64, 1024, 16), "bert": (4, 256, 4, 64, 1024, 16),
 
 
 def measure(family: str, shape: tuple[int, ...]) -> dict:
-    work = hf_flax(f"hf-{family}", family, *MODELS[family])
+    *shape, vocab, batch = MODELS[family]
+    work = hf_flax(f"hf-{family}", family, *shape, vocab=vocab, batch=batch)
     mesh = DeviceMesh(shape)
     method = alpa_mlir.ShardParallel(mesh_shape=shape)
     row: dict = {"model": work.name, "mesh": "x".join(map(str, shape)), "description": work.description}

@@ -61,7 +61,7 @@ def count_ops(module: ir.Module) -> int:
 
 
 def run_one(config: models.GPTConfig, mesh: tuple[int, ...], batch_size: int, time_limit: float,
-            workdir: Path, share_reshardings: bool = False, tie_repeated_layers: bool = False) -> dict:
+            workdir: Path, share_reshardings: bool = False, *, tie_repeated_layers: bool = False) -> dict:
     """Lower, import and auto-shard one GPT step; the row of the table (with ``error`` on failure)."""
     row: dict = {"layers": config.layers, "mesh": "x".join(map(str, mesh))}
     start = time.perf_counter()

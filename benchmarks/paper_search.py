@@ -80,7 +80,7 @@ def run_model(family: str, preset: str, modes: list[str], options: str, workdir:
         try:
             module = ir.Module.parse(text, context=make_context())
             row = base | {"lower_seconds": lower_seconds} | search(module, layers, cluster, micro_batches, mode,
-                                                                  options, workdir)
+                                                                  options, workdir=workdir)
         except (ir.MLIRError, ValueError) as error:
             row = base | {"mode": mode, "status": "error", "error": str(error).splitlines()[-1]}
         row["total_seconds"] = lower_seconds + time.perf_counter() - start

@@ -483,7 +483,7 @@ def interleaved_step(work: Workload, meshes: int, virtual: int, micro_batches: i
 
 
 def measure_interleaved(work: Workload, meshes: int, virtual: int, micro_batches: int, schedule: str,
-                        warmup: int, repeat: int) -> dict:
+                        warmup: int, *, repeat: int) -> dict:
     """Part 5's row: the clock table's bubble, clocks and activations in flight (in whole
     stages: a chunk is 1/v of one), the simulated and measured peaks, the measured step."""
     v = virtual if schedule == "interleaved-1f1b" else 1
@@ -761,7 +761,7 @@ def main(argv: list[str] | None = None) -> int:
     if "interleaved" in parts:
         for name, s, v, b in interleaved_grid:
             for schedule in ("1f1b", "interleaved-1f1b"):
-                record("interleaved", measure_interleaved(works[name], s, v, b, schedule, args.warmup, repeat))
+                record("interleaved", measure_interleaved(works[name], s, v, b, schedule, args.warmup, repeat=repeat))
     print(f"wrote {out}.json and {out}.md")
     return 0
 

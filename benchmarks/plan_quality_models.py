@@ -237,7 +237,7 @@ def flax_cnn(name: str, channels: int, image: int, classes: int, batch: int) -> 
                     "(replicated on mesh 8)")
 
 
-def hf_gpt2(name: str, layers: int, hidden: int, heads: int, seq_len: int, vocab: int, batch: int) -> Workload:
+def hf_gpt2(name: str, layers: int, hidden: int, heads: int, seq_len: int, vocab: int, *, batch: int) -> Workload:
     """Hugging Face ``FlaxGPT2LMHeadModel`` from a ``GPT2Config`` (random init, nothing downloaded),
     next-token cross-entropy, deterministic (no dropout)."""
     _require("transformers", "transformers<5")
@@ -272,7 +272,7 @@ def hf_gpt2(name: str, layers: int, hidden: int, heads: int, seq_len: int, vocab
                     "c_attn is fused q|k|v: splitting its 3h rows is not head-aligned")
 
 
-def hf_flax(name: str, family: str, layers: int, hidden: int, heads: int, seq_len: int, vocab: int,
+def hf_flax(name: str, family: str, layers: int, hidden: int, heads: int, seq_len: int, *, vocab: int,
             batch: int) -> Workload:
     """A Hugging Face Flax model of ``family`` from a small config (random init, nothing
     downloaded), trained with AdamW: ``bert`` (``FlaxBertForMaskedLM``: masked-token
@@ -282,7 +282,7 @@ def hf_flax(name: str, family: str, layers: int, hidden: int, heads: int, seq_le
     ``seq_len`` x ``seq_len`` images of 4 x 4 patches, ``vocab`` classes); ``gpt2`` is
     :func:`hf_gpt2`. No Megatron rules."""
     if family == "gpt2":
-        return hf_gpt2(name, layers, hidden, heads, seq_len, vocab, batch)
+        return hf_gpt2(name, layers, hidden, heads, seq_len, vocab, batch=batch)
     _require("transformers", "transformers<5")
     _require("flax", "flax")
     _require("optax", "optax")
@@ -349,7 +349,7 @@ def zoo(quick: bool) -> dict[str, Callable[[], Workload]]:
             "wresnet": lambda: wide_resnet("wresnet", models.WideResNetConfig(
                 stages=(1, 1), base_channels=8, width_factor=2, image_size=16, classes=16), 8),
             "flax-cnn": lambda: flax_cnn("flax-cnn", 8, 16, 16, 16),
-            "hf-gpt2": lambda: hf_gpt2("hf-gpt2", 1, 64, 4, 32, 512, 8),
+            "hf-gpt2": lambda: hf_gpt2("hf-gpt2", 1, 64, 4, 32, 512, batch=8),
         }
     return {
         "mlp-dp": lambda: mlp("mlp-dp", (128, 128, 128, 128, 128), 16384),
@@ -361,7 +361,7 @@ def zoo(quick: bool) -> dict[str, Callable[[], Workload]]:
         "wresnet": lambda: wide_resnet("wresnet", models.WideResNetConfig(
             stages=(1, 1, 1, 1), base_channels=16, width_factor=2, image_size=32, classes=64), 32),
         "flax-cnn": lambda: flax_cnn("flax-cnn", 32, 32, 64, 64),
-        "hf-gpt2": lambda: hf_gpt2("hf-gpt2", 2, 128, 4, 64, 1024, 16),
+        "hf-gpt2": lambda: hf_gpt2("hf-gpt2", 2, 128, 4, 64, 1024, batch=16),
         # At scale (not in the default sweep: each compile takes about 40 s): Appendix A's
         # GPT-3 1.3B, batch 8 x 1024.
         "gpt3-1.3b": lambda: gpt("gpt3-1.3b", models.GPT3["1.3B"], 8),

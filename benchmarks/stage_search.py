@@ -48,7 +48,7 @@ def lowered(config, batch_size: int) -> ir.Module:
 
 
 def search(module: ir.Module, layers: int, cluster: tuple[int, int], micro_batches: int, mode: str, options: str,
-           workdir: Path) -> dict:
+           *, workdir: Path) -> dict:
     """Layer and stage construction of ``module`` (in place) in ``mode``, with more
     ``options`` of the stage pass: the row of timings and the plan. Raises what the passes raise."""
     row: dict = {"mode": mode}
@@ -71,11 +71,11 @@ def search(module: ir.Module, layers: int, cluster: tuple[int, int], micro_batch
 
 
 def run_one(config: models.GPTConfig, batch_size: int, layers: int, cluster: tuple[int, int],
-            micro_batches: int, mode: str, jobs: int, workdir: Path) -> dict:
+            micro_batches: int, mode: str, *, jobs: int, workdir: Path) -> dict:
     row = {"mode": mode, "cluster": "x".join(map(str, cluster)), "layers": layers}
     try:
         return row | search(lowered(config, batch_size), layers, cluster, micro_batches, mode, f"jobs={jobs}",
-                            workdir)
+                            workdir=workdir)
     except (ir.MLIRError, ValueError) as error:
         return row | {"status": "error", "error": str(error).splitlines()[-1]}
 
@@ -126,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as workdir:
         for mode in modes:
             print(f"{mode} ...", flush=True)
-            row = run_one(config, args.batch_size, args.layers, cluster, args.micro_batches, mode, args.jobs,
-                          Path(workdir))
+            row = run_one(config, args.batch_size, args.layers, cluster, args.micro_batches, mode, jobs=args.jobs,
+                          workdir=Path(workdir))
             result["runs"].append(row)
             print("    " + json.dumps(row), flush=True)
             save(result, out, markdown)

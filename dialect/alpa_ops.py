@@ -354,7 +354,7 @@ def build_all_gather(pieces: Sequence[ir.Value], result_type: ir.Type, all_gathe
 
 def build_assemble(pieces: Sequence[ir.Value], devices: Sequence[int],
                    tiles: Sequence[Sequence[tuple[int, int]]], result_type: ir.Type, sharding: str,
-                   mesh: ir.Attribute, transfer: int) -> ir.Operation:
+                   mesh: ir.Attribute, *, transfer: int) -> ir.Operation:
     """Insert an ``alpa.assemble`` at the current insertion point: ``pieces[k]`` is the
     ``tiles[k]`` ((start, limit) per dim) that ``devices[k]`` holds; ``sharding`` (an
     ``mhlo.sharding`` string) and ``mesh`` (an ``alpa.mesh`` attribute) say how the

@@ -292,7 +292,7 @@ def _tiny_transfers(devices: list | None, direct: bool) -> dict[int, float]:
                     for side in (devices[:half], devices[half:n]))
         spec = ShardingSpec(((1,),))
         transfer = CrossMeshTransfer(plan_reshard((2 * half,), spec, src, spec, dst), src, spec, dst, spec,
-                                     np.float32, jax.devices(), direct=direct)
+                                     np.float32, devices=jax.devices(), direct=direct)
         value = jax.device_put(np.zeros(2 * half, np.float32), transfer.src_sharding)
         if direct:
             weights = jax.device_put(np.eye(BUSY[1], dtype=np.float32), NamedSharding(transfer.src_sharding.mesh, P()))

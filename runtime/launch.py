@@ -138,7 +138,7 @@ def _describe(code: int) -> str:
 
 
 def launch(script: str, script_args: Sequence[str] = (), num_processes: int = 2, devices_per_process: int = 1,
-           coordinator: str | None = None, timeout_s: float | None = None, out: TextIO | None = None,
+           coordinator: str | None = None, timeout_s: float | None = None, *, out: TextIO | None = None,
            err: TextIO | None = None, cpus_per_process: int | None = None) -> int:
     """Run ``script`` as ``num_processes`` cooperating processes; the launcher's exit code.
 

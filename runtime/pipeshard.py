@@ -155,7 +155,7 @@ class PipeshardExecutable:
 
     def __init__(self, module: ir.Module, num_micro_batches: int, batch_args: Sequence[int],
                  devices: Sequence[jax.Device] | None = None, instruction_timeout: float | None = None,
-                 donated_args: Sequence[int] = (), host_callbacks: Sequence[Callable] = (),
+                 donated_args: Sequence[int] = (), *, host_callbacks: Sequence[Callable] = (),
                  concurrent_meshes: bool | None = None, concatenated: Sequence[int] = ()) -> None:
         self.devices = tuple(devices if devices is not None else jax.devices())
         self.num_micro_batches = num_micro_batches
@@ -257,7 +257,8 @@ class PipeshardExecutable:
         and so its compiled programs."""
         key = repr((plan, src_mesh, src_spec, dst_mesh, dst_spec, np.dtype(dtype)))
         if key not in self._programs:
-            self._programs[key] = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, dtype, self.devices)
+            self._programs[key] = CrossMeshTransfer(plan, src_mesh, src_spec, dst_mesh, dst_spec, dtype,
+                                                    devices=self.devices)
         return self._programs[key]
 
     def holds(self, mesh: int) -> bool:

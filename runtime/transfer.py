@@ -240,7 +240,7 @@ class CrossMeshTransfer:
 
     def __init__(self, plan: ReshardPlan, src_mesh: DeviceMesh, src_spec: ShardingSpec,
                  dst_mesh: DeviceMesh, dst_spec: ShardingSpec, dtype: Any,
-                 devices: Sequence[jax.Device] | None = None, direct: bool = True) -> None:
+                 *, devices: Sequence[jax.Device] | None = None, direct: bool = True) -> None:
         self.plan, self.dtype = plan, np.dtype(dtype)
         self.shape = tuple(plan.shape)
         self.src_sharding = spec_to_named_sharding(src_spec, src_mesh, devices)

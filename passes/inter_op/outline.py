@@ -71,7 +71,7 @@ def outline(func: ir.Operation, groups: Sequence[int], names: Sequence[str],
     created = []
     for g in order:
         callee = _outline_group(terminator, g, members[g], [current.get(v, v) for v in inputs[g]], outputs[g],
-                                names[g], attributes[g] if attributes else {}, current)
+                                names[g], attributes=attributes[g] if attributes else {}, current=current)
         created.append(Outlined(callee, g, tuple(inputs[g]), tuple(outputs[g])))
     for op in ops:
         del op.attributes[OUTLINE_GROUP_ATTR]
@@ -184,7 +184,7 @@ def _call_order(after: dict[int, set[int]], names: Sequence[str]) -> list[int]:
 
 
 def _outline_group(terminator: ir.Operation, g: int, group: list[ir.Operation], inputs: list[ir.Value],
-                   outputs: list[ir.Value], name: str, attributes: dict[str, ir.Attribute],
+                   outputs: list[ir.Value], name: str, *, attributes: dict[str, ir.Attribute],
                    current: dict[ir.Value, ir.Value]) -> ir.Operation:
     func = terminator.parent
     location = group[0].location

@@ -276,10 +276,10 @@ class StageConstructionPass(Pass):
                                   inter_host_beta=1.0 / self.inter_host_bandwidth)
         found = self._search(main, layerings, phase, self._costing_options(cluster), profile, diagnostics)
         if found is not None:
-            self._place(module, main, *found, cluster, diagnostics)
+            self._place(module, main, *found, cluster=cluster, diagnostics=diagnostics)
 
     def _place(self, module: ir.Operation, main: ir.Operation, layering: Layering, found: SearchResult, stats: dict,
-               cluster: PhysicalCluster, diagnostics: Diagnostics) -> None:
+               *, cluster: PhysicalCluster, diagnostics: Diagnostics) -> None:
         """The stages of the plan ``found`` for ``layering`` placed on the cluster, planned
         whole on their meshes and outlined; the report written."""
         plan, costs, views = found.plan, found.costs, found.views
@@ -333,7 +333,7 @@ class StageConstructionPass(Pass):
         for part in outlined:
             _annotate_signature(part.func, part.inputs, part.outputs, input_shardings[part.group // len(parts)])
         if self.report or self.on_plan is not None:
-            self._write_report(module, diagnostics, plan, placements, meshes, costs, stats, bounds)
+            self._write_report(module, diagnostics, plan, placements, meshes, costs=costs, stats=stats, bounds=bounds)
 
     def _layerings(self, module: ir.Operation, ops: list[ir.Operation],
                    diagnostics: Diagnostics) -> list[Layering] | None:
@@ -450,7 +450,7 @@ class StageConstructionPass(Pass):
         return [(value, attrs[MHLO_SHARDING])
                 for value, attrs in zip(stage.inputs, get_value_attrs(func, "arg_attrs")) if MHLO_SHARDING in attrs]
 
-    def _write_report(self, module, diagnostics, plan, placements, meshes, costs, stats, bounds) -> None:
+    def _write_report(self, module, diagnostics, plan, placements, meshes, *, costs, stats, bounds) -> None:
         # Under virtual stages a stage is 1/v of its mesh's range: its share of the range's costs.
         v, size = self.virtual_stages, len(plan.stages)
         report = PipelinePlan(tuple(self.cluster_shape), self.num_micro_batches, plan.latency, plan.t_max, tuple(

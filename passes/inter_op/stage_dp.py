@@ -227,12 +227,12 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
     sizes = np.array([n * m for n, m in costs.submeshes])
     B, v = int(num_micro_batches), int(virtual_stages)
     counts = frozenset(range(1, max_stages + 1) if stage_counts is None else stage_counts)
-    solve = partial(_solve, costs, sizes, devices, B, v, epsilon, early_pruning)
+    solve = partial(_solve, costs, sizes, devices, B, v, epsilon, early_pruning=early_pruning)
     if v == 1:
-        plans = [solve(max_stages, counts, None)]
+        plans = [solve(max_stages=max_stages, counts=counts, in_flight=None)]
     else:  # what a mesh holds in flight depends on the number of meshes: one DP per number
-        plans = [solve(S, frozenset({S}), interleaved_in_flight(S, B, v)) for S in sorted(counts)
-                 if S <= max_stages and B % S == 0]
+        plans = [solve(max_stages=S, counts=frozenset({S}), in_flight=interleaved_in_flight(S, B, v))
+                 for S in sorted(counts) if S <= max_stages and B % S == 0]
     found = [plan for plan in plans if plan is not None]
     if not found:
         raise InfeasiblePlanError(_infeasible_message(costs, sizes, devices, cluster, v))
@@ -249,7 +249,7 @@ def interleaved_in_flight(num_meshes: int, num_micro_batches: int, virtual_stage
 
 
 def _solve(costs: StageCosts, sizes: np.ndarray, devices: int, B: int, v: int, epsilon: float,
-           early_pruning: bool, max_stages: int, counts: frozenset[int],
+           *, early_pruning: bool, max_stages: int, counts: frozenset[int],
            in_flight: Sequence[float] | None) -> StagePlan | None:
     """:func:`solve_stage_dp` over slicings into a number of stages in ``counts`` (at most
     ``max_stages``), Eq. 5 by ``in_flight`` (:func:`t_intra_table`); None if none fits."""

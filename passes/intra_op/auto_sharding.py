@@ -278,7 +278,7 @@ class AutoShardingPass(MeshOptions, Pass):
             allow_recompute_heavy_op=self.allow_recompute_heavy_op,
             reduce_scatter=self.prefer_reduce_scatter, float32_partials=self.partial_sums == "float32")
         graph = Graph(func, mesh, options, self.batch_args, forbidden, self.share_reshardings,
-                      tables.tables(mesh, options, forbidden))
+                      tables=tables.tables(mesh, options, forbidden))
         for name, op in sorted(graph.no_rule.items()):
             diagnostics.warning(op, f"no sharding rule for '{name}'; it runs replicated")
         for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):

@@ -130,7 +130,7 @@ class Graph:
 
     def __init__(self, func: ir.Operation, mesh: DeviceMesh, options: StrategyOptions,
                  batch_args: tuple[int, ...] = (), forbidden: frozenset[str] = frozenset(), share: bool = False,
-                 tables: StrategyTables | None = None):
+                 *, tables: StrategyTables | None = None):
         self.mesh = mesh
         # share-reshardings (see the module docstring); in the variant unshared() builds, the
         # copy nodes stay but price nothing, and Sec. 4.2's merging is as without it.
@@ -171,7 +171,7 @@ class Graph:
         key = (space, tuple(shape_of(v) for v in operands), tuple(itemsize_of(v) for v in operands),
                node.shapes, node.itemsizes)
         if key not in self._strategies:  # repeated layers repeat their ops: enumerate once
-            strategies = enumerate_strategies(space, *key[1:], self.mesh, self.options)
+            strategies = enumerate_strategies(space, *key[1:], self.mesh, options=self.options)
             costs = np.array([s.cost for s in strategies], dtype=float)
             costs.flags.writeable = False  # shared: every change makes a new array
             self._strategies[key] = strategies, costs

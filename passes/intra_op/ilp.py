@@ -99,7 +99,7 @@ PRICE_REFINEMENTS = 6
 
 def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "HIGHS",
           time_limit: float | None = None, presolve: bool = False, mip_gap: float = HIGHS_MIP_GAP,
-          tie_repeated: bool = False, cost_unit: float = 1.0) -> Solution:
+          *, tie_repeated: bool = False, cost_unit: float = 1.0) -> Solution:
     """The strategy per node minimising Eq. 1 (followers included) within ``memory_budget`` bytes per device.
 
     ``presolve``: HiGHS presolves the LP relaxation (see ``run_solver``). ``mip_gap``
@@ -116,7 +116,7 @@ def solve(graph: CostGraph, memory_budget: float | None = None, solver: str = "H
         in_units = replace(graph, node_costs=tuple(np.asarray(c, dtype=float) / cost_unit for c in graph.node_costs),
                            edges=tuple(Edge(e.src, e.dst, np.asarray(e.cost, dtype=float) / cost_unit)
                                        for e in graph.edges))
-        found = solve(in_units, memory_budget, solver, time_limit, presolve, mip_gap, tie_repeated)
+        found = solve(in_units, memory_budget, solver, time_limit, presolve, mip_gap, tie_repeated=tie_repeated)
         return replace(found, objective=objective(graph, found.choices),
                        stats=replace(found.stats, objective=found.stats.objective * cost_unit))
     options = {"solver": solver, "time_limit": time_limit, "presolve": presolve, "mip_gap": mip_gap,
@@ -192,7 +192,7 @@ def _memory_priced(graph: CostGraph, memory_budget: float, free: Solution, optio
 
 
 def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time_limit: float | None,
-                presolve: bool, mip_gap: float, tie_repeated: bool) -> Solution:
+                presolve: bool, mip_gap: float, *, tie_repeated: bool) -> Solution:
     """:func:`solve` with every memory row of ``graph`` in the ILP."""
     start = time.perf_counter()
     solver = solver.upper()  # CVXPY's solver names are upper case

@@ -165,7 +165,7 @@ def _algorithms(space: IterationSpace, loop_axes: LoopAxes, result_shapes: Seque
 def enumerate_strategies(space: IterationSpace, operand_shapes: Sequence[Shape | None],
                          operand_itemsizes: Sequence[int], result_shapes: Sequence[Shape | None],
                          result_itemsizes: Sequence[int], mesh: DeviceMesh,
-                         options: StrategyOptions = StrategyOptions()) -> list[Strategy]:
+                         *, options: StrategyOptions = StrategyOptions()) -> list[Strategy]:
     """The parallel algorithms of an op with loop nest ``space`` on ``mesh``.
 
     Args:

@@ -125,14 +125,14 @@ class CrossMeshReshardingPass(Pass):
                     continue
                 destination = ValueLocation(func_mesh(callee), callee.attributes[MESH_ATTR],
                                         sharding_text(arguments[number]), f"argument #{number} of @{callee_name(call)}")
-                transfer = self._transfer(call, number, value, source, destination, found, diagnostics)
+                transfer = self._transfer(call, number, value, source, destination, found, diagnostics=diagnostics)
                 if transfer is not None:
                     transfer.consumers.append((call, number))
         return list(found.values())
 
     def _transfer(self, call: ir.Operation, number: int, value: ir.Value, source: ValueLocation,
                   destination: ValueLocation, found: dict[tuple, PlannedTransfer],
-                  diagnostics: Diagnostics) -> PlannedTransfer | None:
+                  *, diagnostics: Diagnostics) -> PlannedTransfer | None:
         """The transfer of ``value`` to ``destination`` (planned once), or None after an error."""
         where = f"operand #{number} of the call of @{callee_name(call)}"
         shared = sorted(set(source.mesh.device_ids) & set(destination.mesh.device_ids))
@@ -226,6 +226,6 @@ def _emit(transfer: PlannedTransfer, transfer_id: int, channel: int) -> None:
                 pieces.append(received[piece.move] if piece.move is not None else gathered[piece.gather])
         destination = transfer.destination
         assembled = build_assemble(pieces, devices, tiles, value.type, destination.sharding,
-                                   destination.mesh_attr, transfer_id).result
+                                   destination.mesh_attr, transfer=transfer_id).result
     for call, number in transfer.consumers:
         call.operands[number] = assembled

@@ -104,7 +104,7 @@ def test_per_example_outputs_are_joined_and_others_refused():
     micro = lower_traced(jitted.trace(w, x[:4], y[:4]))
     with pytest.raises(AutoShardingError, match=r"step: output\[3\]\['columns'\] has shape \[16, 4\] on a "
                                                 r"micro-batch and \[16, 8\] on the whole batch: .* batch-major"):
-        micro_batching(jitted, micro, (w, x, y), {}, (2, 3), 2, "step")
+        micro_batching(jitted, micro, (w, x, y), {}, (2, 3), 2, function="step")
     rows = jax.jit(lambda *a: step(*a)[:3] + (step(*a)[3]["rows"],))
     micro = lower_traced(rows.trace(w, x[:4], y[:4]))
     assert micro_batching(rows, micro, (w, x, y), {}, (2, 3), 2) == MicroBatching("mean", (3, 4))

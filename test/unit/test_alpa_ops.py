@@ -47,7 +47,7 @@ def build_module():
                      build_recv(t84, 1, 1, 5, [(0, 8), (4, 8)], 7)]
             gather = build_all_gather([r.result for r in recvs], t88, 1, [4, 5], 7)
             assemble = build_assemble([gather.result, gather.result], [4, 5], [[(0, 8), (0, 8)]] * 2, t88,
-                                      "{replicated}", mesh_to_attr(DST_MESH), 7)
+                                      "{replicated}", mesh_to_attr(DST_MESH), transfer=7)
             func.ReturnOp([assemble.result])
     return module, (*sends, *recvs, gather, assemble)
 
@@ -317,7 +317,8 @@ def test_builders_can_build_invalid_ops_the_verifier_catches(mlir):
             build_send(value, 0, 1, 1, [(0, 4), (0, 8)], 0)
             build_recv(tensor(2, 8), 0, 1, 2, [(0, 4), (0, 8)], 0)
             build_all_gather([value, value], tensor(4, 8), 0, [0, 1], 0)
-            build_assemble([value], [4], [[(0, 4), (0, 8)]], tensor(4, 8), "{replicated}", mesh_to_attr(DST_MESH), 0)
+            build_assemble([value], [4], [[(0, 4), (0, 8)]], tensor(4, 8), "{replicated}", mesh_to_attr(DST_MESH),
+                           transfer=0)
             func.ReturnOp([])
     messages = [m for _, m in verify_alpa_ops(module.operation)]
     assert messages == [

@@ -97,7 +97,7 @@ class Outcome:
 
 def check(step: Callable, args: tuple, method: ShardParallel, expected: tuple | None = None,
           kinds: set[str] | None = None, batch_argnums: tuple[int, ...] = (),
-          tolerance: dict | None = None) -> Outcome:
+          *, tolerance: dict | None = None) -> Outcome:
     """Run ``step`` under ``method``, compare with ``jax.jit``, and with ``expected``'s bytes.
 
     Args:

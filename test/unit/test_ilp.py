@@ -152,7 +152,7 @@ def test_one_sided_edges_need_no_edge_variables() -> None:
              Edge(0, 2, np.array([[0.0, 1.0], [1.0, 0.0]])))
     memory = tuple(np.ones(2) * GIB for _ in range(3))
     graph = CostGraph(costs, edges, (), memory, ((0, 1, 2),))
-    sol = ilp._solve_rows(graph, 3 * GIB, "HIGHS", None, False, ilp.HIGHS_MIP_GAP, False)
+    sol = ilp._solve_rows(graph, 3 * GIB, "HIGHS", None, False, ilp.HIGHS_MIP_GAP, tie_repeated=False)
     assert sol.stats.edges_after_reduction == 1
     assert sol.stats.variables == 3 * 2 + 4
     assert sol.objective == pytest.approx(brute_force(graph, 3 * GIB)[1])

@@ -126,7 +126,7 @@ def strategies(text: str, op_name: str) -> list[Strategy]:
     assert space is not None
     return enumerate_strategies(space, [shape_of(v) for v in op.operands], [itemsize_of(v) for v in op.operands],
                                 [shape_of(v) for v in op.results], [itemsize_of(v) for v in op.results], MESH,
-                                StrategyOptions(allow_flattened_mesh=True))  # S^{01} too
+                                options=StrategyOptions(allow_flattened_mesh=True))  # S^{01} too
 
 
 @pytest.mark.parametrize("case", CASES + EXTRA_CASES, ids=[c[0] for c in CASES + EXTRA_CASES])

@@ -27,7 +27,7 @@ def batched_matmul(b: int = NB, i: int = NI, j: int = NJ, k: int = NK, heavy: bo
 def _strategies(space: IterationSpace, mesh: DeviceMesh, **options) -> list[Strategy]:
     b, i, j, k = space.loop_sizes if len(space.loop_sizes) == 4 else (1, 1, 1, 1)
     return enumerate_strategies(space, [(b, i, k), (b, k, j)], [F32, F32], [(b, i, j)], [F32], mesh,
-                                StrategyOptions(**options))
+                                options=StrategyOptions(**options))
 
 
 def _spec(text: str) -> ShardingSpec:
@@ -193,7 +193,7 @@ def test_reduce_scatter_variants():
 def test_reduce_scatter_only_for_sum():
     space = IterationSpace((4, 8), ((0, 1), ()), ((0,),), reducer="max", flops=32)
     strategies = enumerate_strategies(space, [(4, 8), ()], [F32, F32], [(4,)], [F32], DeviceMesh((2, 2)),
-                                      StrategyOptions(reduce_scatter=True))
+                                      options=StrategyOptions(reduce_scatter=True))
     assert not any("reduce-scatter" in s.name for s in strategies)
     (split,) = [s for s in strategies if s.loop_axes == ((0,), (1,))]
     assert [(c.kind, c.mesh_axes, c.bytes) for c in split.communication] == [("all-reduce", (1,), 2 * F32)]
@@ -214,7 +214,7 @@ def test_unsplittable_reduction_and_multiple_results():
     # A variadic sum all-reduces every result and has no reduce-scatter variant.
     space = IterationSpace((4, 8), ((0, 1), (0, 1)), ((0,), (0,)), reducer="sum")
     strategies = enumerate_strategies(space, [(4, 8)] * 2, [F32, 2], [(4,), (4,)], [F32, 2], DeviceMesh((1, 2)),
-                                      StrategyOptions(reduce_scatter=True))
+                                      options=StrategyOptions(reduce_scatter=True))
     assert [[(c.kind, c.bytes) for c in s.communication] for s in strategies] == [
         [], [], [("all-reduce", 4 * F32), ("all-reduce", 4 * 2)]]
 
@@ -224,7 +224,7 @@ def test_divisibility_and_size_one_axes():
     strategies = enumerate_strategies(space, [(6, 8)], [F32], [(6, 8)], [F32], DeviceMesh((1, 4)))
     assert [s.name for s in strategies] == ["replicated", "l1->1"]
     strategies = enumerate_strategies(space, [(6, 8)], [F32], [(6, 8)], [F32], DeviceMesh((2, 4)),
-                                      StrategyOptions(allow_flattened_mesh=True))
+                                      options=StrategyOptions(allow_flattened_mesh=True))
     assert [s.name for s in strategies] == ["replicated", "l1->1", "l0->0", "l0->0 l1->1", "l1->0", "l1->{0,1}"]
 
 

@@ -50,7 +50,7 @@ def _strategies(text: str, op_name: str, mesh: DeviceMesh, options: StrategyOpti
     assert space is not None
     return enumerate_strategies(space, [shape_of(v) for v in op.operands], [itemsize_of(v) for v in op.operands],
                                 [shape_of(v) for v in op.results], [itemsize_of(v) for v in op.results],
-                                mesh, options)
+                                mesh, options=options)
 
 
 def annotated_module(text: str, op_name: str, strategy: Strategy, mesh: DeviceMesh) -> ir.Module:

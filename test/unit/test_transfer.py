@@ -56,7 +56,7 @@ CASES = [
 
 @pytest.mark.parametrize("local_all_gather", [True, False], ids=["local_all_gather", "send_recv"])
 @pytest.mark.parametrize("src_mesh,src_spec,dst_mesh,dst_spec,shape,dtype", CASES)
-def test_transfer_matches_source(src_mesh, src_spec, dst_mesh, dst_spec, shape, dtype, local_all_gather):
+def test_transfer_matches_source(src_mesh, src_spec, dst_mesh, dst_spec, shape, dtype, local_all_gather):  # noqa: PLR0917 (pytest's parameters)
     # The plan's programs (direct=False; what runs across processes).
     x = (RNG.standard_normal(shape) * 100).astype(dtype)
     src = place(x, src_spec, src_mesh)
