@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 import gc
 import logging
 import math
@@ -218,7 +217,7 @@ def cost_stages(options: CostingOptions, step: LayeredStep, space: SearchSpace, 
             except _CostingError as error:
                 diagnostics.error(main, str(error))
                 return None
-            costed[key] = StageCost(seconds, *_stage_memory(graph, phase, arguments, work[key], planned[key]))
+            costed[key] = _stage_cost(seconds, graph, phase, arguments, work[key], planned[key])
         cost = costed[key]
         latency[index], act_mem[index] = cost.latency, cost.activations
         # Optimizer state (read by the updates only) is taken as sharded like the parameters.
@@ -237,9 +236,11 @@ def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,
                tables: TableCache | None = None) -> ShardingPlan | None:
     """``module`` (a stage) annotated with its intra-op plan on ``mesh``, its ``state``
     (argument, result) pairs each in one sharding, within ``mip_gap`` of the optimum (its
-    strategy tables shared through ``tables``); the plan, or None after an error."""
-    planner = dataclasses.replace(_stage_planner(mesh.shape, mesh.alpha, mesh.beta, state, mip_gap),
-                                  strategy_tables=tables)
+    strategy tables shared through ``tables``); the plan, or None after an error. A tensor
+    dimension may take every axis of the submesh (S^{01}: data parallelism within a stage
+    on a 2-D submesh)."""
+    planner = AutoShardingPass(mesh_shape=mesh.shape, mesh_alpha=mesh.alpha, mesh_beta=mesh.beta,
+                               allow_flattened_mesh=True, state=state, mip_gap=mip_gap, strategy_tables=tables)
     return planner.plan_module(module.operation, diagnostics)
 
 
@@ -303,11 +304,12 @@ def _stage_latency(options: CostingOptions, profile: DeviceProfile | None, cache
         sync_seconds(planned.plan, mesh, profile)
 
 
-def _stage_memory(graph: StepGraph, phase: list[str], arguments: list[ir.Value], work: _Work,
-                  planned: PlannedStage) -> tuple[float, float, float]:
-    """Parameter bytes per device and in all, and activation bytes per device (what its
-    backward reads from its forward, Eq. 5's ``mem_act``) of one stage on its logical mesh
-    under its plan; ``arguments``: ``@main``'s."""
+def _stage_cost(latency: float, graph: StepGraph, phase: list[str], arguments: list[ir.Value], work: _Work,
+                planned: PlannedStage) -> StageCost:
+    """One stage's cost on its logical mesh under its plan: ``latency`` (its ``t_intra``)
+    with its parameter bytes per device and in all, and its activation bytes per device
+    (what its backward reads from its forward, Eq. 5's ``mem_act``); ``arguments``:
+    ``@main``'s."""
     mesh = work.mesh
     read = [(value, v) for value, v in zip(work.stage.inputs, planned.plan.arguments)
             if value in arguments and v.spec is not None]
@@ -324,7 +326,7 @@ def _stage_memory(graph: StepGraph, phase: list[str], arguments: list[ir.Value],
                 spec = (ShardingSpec.replicated(len(shape)) if is_host_callback(graph.ops[n])  # whole, as read
                         else ShardingSpec.from_mhlo(text, DeviceMesh(mesh.shape), len(shape)))
                 saved += tile_bytes(spec, shape, itemsize_of(result), mesh)
-    return params, params_whole, saved
+    return StageCost(latency, params, params_whole, saved)
 
 
 def _compute_seconds(device_flops: float, profile: DeviceProfile | None, cache: CostCache,
@@ -400,15 +402,6 @@ class _Progress:
     def close(self) -> None:
         if self.shown:
             sys.stderr.write("\n")
-
-
-def _stage_planner(shape: tuple[int, ...], alpha: tuple[float, ...], beta: tuple[float, ...],
-                   state: tuple[tuple[int, int], ...], mip_gap: float) -> AutoShardingPass:
-    """The intra-op pass a stage is planned with; a tensor dimension may take every axis of
-    its submesh (S^{01}: data parallelism within a stage on a 2-D submesh); ``state``: its
-    (argument, result) pairs kept in one sharding."""
-    return AutoShardingPass(mesh_shape=shape, mesh_alpha=alpha, mesh_beta=beta, allow_flattened_mesh=True,
-                            state=state, mip_gap=mip_gap)
 
 
 def _plan_remotely(text: str, shape: tuple[int, ...], alpha: tuple[float, ...],

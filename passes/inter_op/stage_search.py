@@ -112,7 +112,7 @@ def search_layering(options: SearchOptions, num_layers: int, cost: Costing, boun
     views = {k: logical_shapes(k, options.logical_mesh_space) for k in submeshes}
     start = time.perf_counter()
     LOG.info("stage construction: costing %d %s layers on %d submesh shapes", num_layers, name, len(submeshes))
-    cluster = tuple(options.cluster_shape)
+    cluster = options.cluster_shape
 
     def best(costs: StageCosts) -> tuple[StagePlan, StageCosts]:
         return best_plan(families, costs, cluster, options.num_micro_batches, options.epsilon,
@@ -148,7 +148,7 @@ def search_layering(options: SearchOptions, num_layers: int, cost: Costing, boun
 def candidate_families(options: SearchOptions, num_layers: int) -> list[list[Candidate]]:
     """Families of (start, end, submesh) stages the mode allows; the DP runs once per family.
     Raises ``ValueError`` naming the option at fault."""
-    cluster = tuple(options.cluster_shape)
+    cluster = options.cluster_shape
     v = options.virtual_stages
     if options.stage_mode == "manual":
         if sum(options.stage_layers) != num_layers or min(options.stage_layers) < 1:

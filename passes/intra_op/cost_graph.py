@@ -144,9 +144,8 @@ class Graph:
         self.no_rule: dict[str, ir.Operation] = {}
         self.measured: dict[tuple, tuple[Collective, ...]] = {}  # reshardings XLA was asked about
         # Strategies, resharding costs and matrices by what they are computed from, shared
-        # with the other graphs built with ``tables`` (strategy_tables.py; a TableCache's, for this mesh,
-        # options and forbidden collectives; fresh ones if None) until XLA prices a
-        # resharding (measure_reshardings takes copies).
+        # with the other graphs built with ``tables`` (strategy_tables.py; fresh ones if None)
+        # until XLA prices a resharding (measure_reshardings takes copies).
         tables = StrategyTables() if tables is None else tables
         self._strategies, self._costs, self._matrices, self._memory = \
             tables.strategies, tables.costs, tables.matrices, tables.memory
