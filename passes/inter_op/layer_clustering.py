@@ -150,28 +150,7 @@ def cluster_operators(
             needed,
         )
 
-    # Ties in G: least sum of squared (normalised) layer FLOPs among layers receiving <= G*.
-    avg = total / num_layers if total > 0 else 1.0
-    cost = np.full(n + 1, np.inf)
-    cost[0] = 0.0
-    choice = np.zeros((num_layers, n + 1), dtype=np.int64)
-    for r in range(num_layers):
-        cost_next = np.full(n + 1, np.inf)
-        for d in span:
-            layer_flop = (prefix[d:] - prefix[: n + 1 - d]) / avg
-            square = np.where(received[d - 1, : n + 1 - d] <= best, layer_flop * layer_flop, np.inf)
-            cand = cost[: n + 1 - d] + square
-            better = cand < cost_next[d:]
-            np.copyto(cost_next[d:], cand, where=better)
-            np.copyto(choice[r, d:], d, where=better)
-        cost = cost_next
-
-    layer_starts: list[int] = []
-    b = n
-    for r in reversed(range(num_layers)):
-        b -= int(choice[r, b])
-        layer_starts.append(b)
-    layer_starts.reverse()
+    layer_starts = _balanced_layers(prefix, received, best, num_layers)
     bounds = (*layer_starts, n)
     per_layer = tuple(float(prefix[e] - prefix[s]) for s, e in zip(bounds, bounds[1:]))
     return Clustering(
@@ -182,6 +161,35 @@ def cluster_operators(
         max_received=best,
         flop_variance=float(np.var(per_layer)),
     )
+
+
+def _balanced_layers(prefix: np.ndarray, received: np.ndarray, best: float, num_layers: int) -> list[int]:
+    """Ties in G: the layers (their first positions) of least sum of squared normalised
+    FLOPs among those whose every layer receives at most ``best`` = G*. ``prefix``: FLOPs
+    before each position; ``received[d-1, a]``: C of the layer of positions a..a+d-1."""
+    n = len(prefix) - 1
+    total = float(prefix[-1])
+    avg = total / num_layers if total > 0 else 1.0
+    cost = np.full(n + 1, np.inf)
+    cost[0] = 0.0
+    choice = np.zeros((num_layers, n + 1), dtype=np.int64)
+    for r in range(num_layers):
+        cost_next = np.full(n + 1, np.inf)
+        for d in range(1, received.shape[0] + 1):
+            layer_flop = (prefix[d:] - prefix[: n + 1 - d]) / avg
+            square = np.where(received[d - 1, : n + 1 - d] <= best, layer_flop * layer_flop, np.inf)
+            cand = cost[: n + 1 - d] + square
+            better = cand < cost_next[d:]
+            np.copyto(cost_next[d:], cand, where=better)
+            np.copyto(choice[r, d:], d, where=better)
+        cost = cost_next
+    layer_starts: list[int] = []
+    b = n
+    for r in reversed(range(num_layers)):
+        b -= int(choice[r, b])
+        layer_starts.append(b)
+    layer_starts.reverse()
+    return layer_starts
 
 
 def equal_operator_layers(num_ops: int, num_layers: int) -> tuple[int, ...]:

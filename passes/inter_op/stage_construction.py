@@ -199,6 +199,11 @@ class StageConstructionPass(Pass):
     on_plan: Callable[[PipelinePlan], None] | None = provided("receives the stage plan, as the report file would")
 
     def __post_init__(self) -> None:
+        self._check_stages()
+        self._check_costing()
+
+    def _check_stages(self) -> None:
+        """The cluster, micro-batch and stage options."""
         if len(self.cluster_shape) != 2 or min(self.cluster_shape, default=0) < 1:
             raise ValueError("option 'cluster-shape' must be two positive sizes: hosts, devices per host")
         if math.prod(self.cluster_shape) > MAX_DEVICES:
@@ -222,6 +227,9 @@ class StageConstructionPass(Pass):
         if self.virtual_stages > 1 and self.stage_mode == "manual" and self.num_micro_batches % meshes:
             raise ValueError(f"option 'num-micro-batches' {self.num_micro_batches} must be a multiple of the {meshes} "
                              "meshes with 'virtual-stages' > 1: interleaved 1F1B takes them in such groups")
+
+    def _check_costing(self) -> None:
+        """The cost model's options."""
         for label, value in (("device-flops", self.device_flops), ("intra-host-bandwidth", self.intra_host_bandwidth),
                              ("inter-host-bandwidth", self.inter_host_bandwidth)):
             if not value > 0:

@@ -164,28 +164,7 @@ def cost_stages(options: CostingOptions, step: LayeredStep, space: SearchSpace, 
         of_layer[number].append(n)
     state = {(i, j): _state_bytes(graph, phase, [n for number in range(i, j) for n in of_layer[number]])
              for i, j in {(i, j) for i, j, _ in space.candidates}}
-    work: dict[tuple, _Work] = {}  # by (stage module text, logical mesh)
-    entries = []  # (table index, work key)
-    ranges: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
-    for i, j, k in space.candidates:
-        if (i, j) not in ranges:  # once per range, whatever the submesh
-            indices = tuple(sorted(n for number in range(i, j) for n in of_layer[number]
-                                   if phase[n] in (FORWARD, BACKWARD)))
-            if indices not in cache.extracted:
-                stage = extract(main, list(indices))
-                for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
-                    del op.attributes[LAYER_ATTR]
-                    del op.attributes[PHASE_ATTR]
-                    op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context),
-                                                                  number)
-                cache.extracted[indices] = (stage, str(stage.module))
-            ranges[i, j] = (*cache.extracted[indices], indices)
-        stage, text, indices = ranges[i, j]
-        for p, view in enumerate(space.views[k]):
-            mesh = options.cluster.logical_mesh(options.cluster.submesh(0, k[0], 0, k[1]), view)
-            key = (text, mesh.shape, mesh.alpha, mesh.beta)
-            work.setdefault(key, _Work(stage, mesh, indices))
-            entries.append(((i, j, space.submeshes.index(k), p), key))
+    work, entries = _stage_work(options, step, space, of_layer, cache)
     kept = entries
     if math.isfinite(bound):
         # Eq. 2 is at least B t_i plus the other stages' t_j (over v, interleaved); a t is at
@@ -229,6 +208,36 @@ def cost_stages(options: CostingOptions, step: LayeredStep, space: SearchSpace, 
         diagnostics.warning(location, message)
     return CostedSpace(StageCosts(latency, tuple(space.submeshes), param_mem, act_mem,
                                   options.device_memory or math.inf), len(entries) - len(kept))
+
+
+def _stage_work(options: CostingOptions, step: LayeredStep, space: SearchSpace, of_layer: list[list[int]],
+                cache: CostCache) -> tuple[dict[tuple, _Work], list[tuple[tuple, tuple]]]:
+    """The distinct stage modules of ``space`` (by module text and logical mesh), each
+    extracted once into ``cache``, and each table entry's (index, work key)."""
+    main, _, phase = step
+    work: dict[tuple, _Work] = {}  # by (stage module text, logical mesh)
+    entries = []  # (table index, work key)
+    ranges: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
+    for i, j, k in space.candidates:
+        if (i, j) not in ranges:  # once per range, whatever the submesh
+            indices = tuple(sorted(n for number in range(i, j) for n in of_layer[number]
+                                   if phase[n] in (FORWARD, BACKWARD)))
+            if indices not in cache.extracted:
+                stage = extract(main, list(indices))
+                for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
+                    del op.attributes[LAYER_ATTR]
+                    del op.attributes[PHASE_ATTR]
+                    op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context),
+                                                                  number)
+                cache.extracted[indices] = (stage, str(stage.module))
+            ranges[i, j] = (*cache.extracted[indices], indices)
+        stage, text, indices = ranges[i, j]
+        for p, view in enumerate(space.views[k]):
+            mesh = options.cluster.logical_mesh(options.cluster.submesh(0, k[0], 0, k[1]), view)
+            key = (text, mesh.shape, mesh.alpha, mesh.beta)
+            work.setdefault(key, _Work(stage, mesh, indices))
+            entries.append(((i, j, space.submeshes.index(k), p), key))
+    return work, entries
 
 
 def plan_stage(module: ir.Module, mesh: DeviceMesh, diagnostics: Diagnostics,

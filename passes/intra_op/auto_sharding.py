@@ -281,13 +281,7 @@ class AutoShardingPass(MeshOptions, Pass):
                       tables=tables.tables(mesh, options, forbidden))
         for name, op in sorted(graph.no_rule.items()):
             diagnostics.warning(op, f"no sharding rule for '{name}'; it runs replicated")
-        for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
-            if ALIASING_OUTPUT in attrs:
-                graph.add_alias(number, ir.IntegerAttr(attrs[ALIASING_OUTPUT]).value)
-        donated = {use.src for use in graph.uses if use.kind == "alias"}  # argument numbers
-        for argument, result in self.state:
-            if argument not in donated:  # a donation already ties it (argument number = node number)
-                graph.add_alias(argument, result)
+        donated = _tie_aliases(graph, func, self.state)
         if not (check_callbacks(graph, mesh, diagnostics)
                 & pin_user_shardings(graph, func, mesh, self.keep_user_shardings, diagnostics)):
             return None
@@ -297,19 +291,7 @@ class AutoShardingPass(MeshOptions, Pass):
                       allow_replicated_parameters=self.allow_replicated_parameters)
         if self.share_reshardings:
             graph.share_reshardings()
-        byte_time = min(mesh.beta)
-        for node in graph.nodes:
-            if node.kind != "result":  # a result's layout is its value's, which breaks the tie
-                node.costs = node.costs + MEMORY_TIE_BREAK * byte_time * graph.memory(node)
-        if self.prefer_reduce_scatter:
-            # Sec. 4.2's rewrite turns an all-reduce into a reduce-scatter and, where the
-            # value is needed whole, an all-gather: the same bytes, one collective latency
-            # more. Preferring it (ZeRO-2: gradients and optimizer state sharded) credits
-            # that latency back, so the bytes decide and ties go to the reduce-scatter.
-            for node in graph.nodes:
-                node.costs = node.costs - np.array([sum(
-                    max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS * byte_time
-                    for c in s.communication if c.kind == "reduce-scatter") for s in node.strategies])
+        _break_ties(graph, mesh, prefer_reduce_scatter=self.prefer_reduce_scatter)
         try:
             solution, planned = self._solve(graph, oracle, donated)
             return Attempt(func, planned, donated, solution)
@@ -453,3 +435,34 @@ def _dynamic_value(func: ir.Operation) -> tuple[ir.Operation, ir.Type] | None:
             if isinstance(result.type, ir.ShapedType) and not ir.ShapedType(result.type).has_static_shape:
                 return op, result.type
     return None
+
+
+def _tie_aliases(graph: Graph, func: ir.Operation, state: tuple[tuple[int, int], ...]) -> set[int]:
+    """Tie each argument aliased to a result (``tf.aliasing_output``: donated) and each
+    training-state pair of ``state`` to its result; the donated argument numbers."""
+    for number, attrs in enumerate(get_value_attrs(func, "arg_attrs")):
+        if ALIASING_OUTPUT in attrs:
+            graph.add_alias(number, ir.IntegerAttr(attrs[ALIASING_OUTPUT]).value)
+    donated = {use.src for use in graph.uses if use.kind == "alias"}  # argument numbers
+    for argument, result in state:
+        if argument not in donated:  # a donation already ties it (argument number = node number)
+            graph.add_alias(argument, result)
+    return donated
+
+
+def _break_ties(graph: Graph, mesh: DeviceMesh, *, prefer_reduce_scatter: bool) -> None:
+    """Between plans of equal Eq. 1, the one that holds less memory; with
+    ``prefer_reduce_scatter``, the one with reduce-scatters."""
+    byte_time = min(mesh.beta)
+    for node in graph.nodes:
+        if node.kind != "result":  # a result's layout is its value's, which breaks the tie
+            node.costs = node.costs + MEMORY_TIE_BREAK * byte_time * graph.memory(node)
+    if prefer_reduce_scatter:
+        # Sec. 4.2's rewrite turns an all-reduce into a reduce-scatter and, where the
+        # value is needed whole, an all-gather: the same bytes, one collective latency
+        # more. Preferring it (ZeRO-2: gradients and optimizer state sharded) credits
+        # that latency back, so the bytes decide and ties go to the reduce-scatter.
+        for node in graph.nodes:
+            node.costs = node.costs - np.array([sum(
+                max(mesh.alpha[a] for a in c.mesh_axes) + REDUCE_SCATTER_BONUS * byte_time
+                for c in s.communication if c.kind == "reduce-scatter") for s in node.strategies])

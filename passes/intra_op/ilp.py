@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -45,9 +46,10 @@ from .ilp_graph import (
     resolve_followers,
     validate,
 )
-from .ilp_model import build_ilp, live_incidence
+from .ilp_model import IlpModel, build_ilp, live_incidence
 from .ilp_solver import (
     HIGHS_MIP_GAP,
+    Solved,
     SolverLimitError,
     SolverSettings,
     dive,
@@ -200,6 +202,52 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
         raise IlpError(f"mip_gap must be in [0, 1); got {mip_gap}")
     solver_opts = solver_options(solver, time_limit) | ({"mip_rel_gap": mip_gap} if solver == "HIGHS" else {})
     validate(graph, memory_budget)
+    r = _reduced(graph, memory_budget, tie_repeated=tie_repeated)
+    nodes = sorted(r.costs)
+    if not nodes:
+        solved, n_con = Solved({}, 0.0, 0, "trivial", "elimination"), 0
+        build_seconds, solve_seconds = time.perf_counter() - start, 0.0
+    else:
+        model = build_ilp(nodes, r.costs, r.edges, r.memory, memory_budget, graph)
+        n_con, build_seconds = model.num_constraints, time.perf_counter() - start
+        tic = time.perf_counter()
+        settings = SolverSettings(solver, solver_opts, presolve, mip_gap, r.constant,
+                                  time_limit_for(time_limit, r.memory is not None, solver))
+        solved = _run_ilp(model, r, nodes, settings, memory_budget)
+        solve_seconds = time.perf_counter() - tic
+    picks, value = dict(solved.picks), solved.objective + r.constant
+    if r.untied is not None:
+        full_costs, full_edges, classes = r.untied
+        picks = {v: picks[c] for v, c in classes.items()}
+        if r.memory is None:  # the search does not see memory rows
+            picks = local_search(full_costs, full_edges, picks)
+        value = reduced_objective(full_costs, full_edges, picks) + r.constant
+    for v, neighbours, table in reversed(r.records):
+        picks[v] = int(table[tuple(picks[u] for u in neighbours)])
+    choices = tuple(int(r.maps[v][picks[int(r.leader[v])]]) for v in range(len(graph.node_costs)))
+    total = objective(graph, choices)
+    if not math.isfinite(total):
+        raise InfeasibleError("no sharding plan avoids the forbidden (inf) strategies and resharding pairs: "
+                              "each combination of allowed strategies meets a forbidden pair; relax a pinned sharding")
+    stats = SolverStats(len(graph.node_costs), len(nodes), len(r.edges), solved.num_variables, n_con, build_seconds,
+                        solve_seconds, solver, solved.status, solved.method, value)
+    return Solution(choices, total, stats)
+
+
+class _Reduced(NamedTuple):
+    """What the exact reductions leave of a graph for the ILP, and how to undo them."""
+
+    costs: dict[int, np.ndarray]  # per remaining node
+    edges: dict  # (a, b) -> its resharding matrix
+    memory: tuple | None  # (live incidence, leader or tied class per node, strategy maps) under a budget
+    leader: np.ndarray  # per node: the node it follows (itself if none)
+    maps: list  # per node: its strategy per strategy of its leader
+    records: list  # eliminations, undone in reverse: (node, neighbours, best strategy per their picks)
+    constant: float  # the objective folded away
+    untied: tuple | None  # with tie_repeated: (costs, edges, classes) before tying
+
+
+def _reduced(graph: CostGraph, memory_budget: float | None, *, tie_repeated: bool) -> _Reduced:
     leader, maps = resolve_followers(graph)
     costs, edges = fold_followers(graph, leader, maps)
     memory = None
@@ -221,52 +269,23 @@ def _solve_rows(graph: CostGraph, memory_budget: float | None, solver: str, time
         if memory is not None:
             memory = memory[0], np.array([classes.get(int(u), -1) for u in leader]), maps
     edges = fold_one_sided(costs, edges)
-    nodes = sorted(costs)
-    picks: dict[int, int] = {}
-    if not nodes:
-        solve_seconds, n_var, n_con, status, method, value = 0.0, 0, 0, "trivial", "elimination", constant
-        build_seconds = time.perf_counter() - start
-    else:
-        model = build_ilp(nodes, costs, edges, memory, memory_budget, graph)
-        s_id, n_con = model.s_id, model.num_constraints
-        build_seconds = time.perf_counter() - start
-
-        def rounded(x: np.ndarray) -> dict[int, int]:
-            return rounded_picks(x, s_id, nodes)
-
-        def near_lp(x: np.ndarray) -> tuple[dict[int, int], float] | None:
-            # The LP optimum rounded, its fractional nodes solved again with the others
-            # fixed, then improved by local search (which does not see memory rows). Under a
-            # budget, a dive: the LP solved again with more nodes fixed until it is integral.
-            picks, loose = rounded(x), fractional(x, s_id, nodes)
-            if memory is None:
-                picks.update(solve_fractional(costs, edges, picks, loose, solver, solver_opts))
-                found = local_search(costs, edges, picks)
-                return found, reduced_objective(costs, edges, found)
-            return dive(model.make, x, s_id, nodes, solver, solver_opts)
-
-        tic = time.perf_counter()
-        picks, value, n_var, status, method = run_solver(
-            model.make, SolverSettings(solver, solver_opts, presolve, mip_gap, constant,
-                                       time_limit_for(time_limit, memory is not None, solver)),
-            memory_budget, model.need, rounded, near_lp)
-        solve_seconds = time.perf_counter() - tic
-        value += constant
-    if untied is not None:
-        full_costs, full_edges, classes = untied
-        picks = {v: picks[c] for v, c in classes.items()}
-        if memory is None:  # the search does not see memory rows
-            picks = local_search(full_costs, full_edges, picks)
-        value = reduced_objective(full_costs, full_edges, picks) + constant
-    for v, neighbours, table in reversed(records):
-        picks[v] = int(table[tuple(picks[u] for u in neighbours)])
-    choices = tuple(int(maps[v][picks[int(leader[v])]]) for v in range(len(graph.node_costs)))
-    total = objective(graph, choices)
-    if not math.isfinite(total):
-        raise InfeasibleError("no sharding plan avoids the forbidden (inf) strategies and resharding pairs: "
-                              "each combination of allowed strategies meets a forbidden pair; relax a pinned sharding")
-    stats = SolverStats(len(graph.node_costs), len(nodes), len(edges), n_var, n_con, build_seconds,
-                        solve_seconds, solver, status, method, value)
-    return Solution(choices, total, stats)
+    return _Reduced(costs, edges, memory, leader, maps, records, constant, untied)
 
 
+def _run_ilp(model: IlpModel, r: _Reduced, nodes: list[int], settings: SolverSettings,
+             memory_budget: float | None) -> Solved:
+    def rounded(x: np.ndarray) -> dict[int, int]:
+        return rounded_picks(x, model.s_id, nodes)
+
+    def near_lp(x: np.ndarray) -> tuple[dict[int, int], float] | None:
+        # The LP optimum rounded, its fractional nodes solved again with the others
+        # fixed, then improved by local search (which does not see memory rows). Under a
+        # budget, a dive: the LP solved again with more nodes fixed until it is integral.
+        picks, loose = rounded(x), fractional(x, model.s_id, nodes)
+        if r.memory is None:
+            picks.update(solve_fractional(r.costs, r.edges, picks, loose, settings.solver, settings.opts))
+            found = local_search(r.costs, r.edges, picks)
+            return found, reduced_objective(r.costs, r.edges, found)
+        return dive(model.make, x, model.s_id, nodes, settings.solver, settings.opts)
+
+    return run_solver(model.make, settings, memory_budget, model.need, rounded, near_lp)

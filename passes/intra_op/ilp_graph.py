@@ -101,6 +101,7 @@ def memory_subset(graph: CostGraph, rows: Sequence[int]) -> CostGraph:
 
 
 def validate(graph: CostGraph, memory_budget: float | None) -> None:
+    """Raise IlpError for a malformed graph, InfeasibleError for one with no allowed plan."""
     n = len(graph.node_costs)
     allowed = []  # per node, its strategies of finite cost
     for v, cost in enumerate(graph.node_costs):
@@ -121,6 +122,11 @@ def validate(graph: CostGraph, memory_budget: float | None) -> None:
         if np.isinf(r[allowed[e.src]][:, allowed[e.dst]]).all():
             raise InfeasibleError(f"edge {e.src} -> {e.dst} admits no pair of allowed strategies: every such "
                                   "entry of its resharding cost is inf")
+    _validate_memory(graph, memory_budget)
+
+
+def _validate_memory(graph: CostGraph, memory_budget: float | None) -> None:
+    n = len(graph.node_costs)
     if memory_budget is not None and graph.live_sets and graph.node_memory is None:
         raise IlpError("a memory budget with live sets needs node_memory (bytes per strategy of each node)")
     if graph.node_memory is not None and [np.shape(m) for m in graph.node_memory] != \
@@ -129,7 +135,8 @@ def validate(graph: CostGraph, memory_budget: float | None) -> None:
     if any(not 0 <= v < n for live in graph.live_sets for v in live):
         raise IlpError(f"a live set names a node outside 0..{n - 1}")
     for m in graph.edge_memory:
-        if not (0 <= m.src < n and 0 <= m.dst < n) or np.shape(m.bytes) != (len(allowed[m.src]), len(allowed[m.dst])):
+        if not (0 <= m.src < n and 0 <= m.dst < n) or \
+                np.shape(m.bytes) != (len(graph.node_costs[m.src]), len(graph.node_costs[m.dst])):
             raise IlpError(f"edge memory {m.src} -> {m.dst} needs a (k_src, k_dst) matrix between nodes of the graph")
         if any(not 0 <= r < len(graph.live_sets) for r in m.rows):
             raise IlpError(f"edge memory {m.src} -> {m.dst} names a live set outside 0..{len(graph.live_sets) - 1}")

@@ -218,16 +218,9 @@ def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | 
         opts.update(_TIME_LIMIT_OPTIONS[solver](float(settings.time_limit)))
     start = time.perf_counter()
     if solver == "HIGHS":
-        problem, s = make(integer=False)
-        _solve(problem, solver, dict(opts, presolve="on" if settings.presolve else "off"))
-        if problem.status == cp.OPTIMAL:
-            x = np.asarray(s.value, dtype=float).ravel()
-            if np.abs(x - np.round(x)).max() < INTEGRALITY_TOLERANCE:
-                return Solved(rounded(x), float(problem.value), _num_variables(problem), "optimal", "lp-relaxation")
-            bound, incumbent = float(problem.value), near_lp(x)
-            if incumbent is not None and incumbent[1] - bound <= settings.mip_gap * abs(
-                    incumbent[1] + settings.constant):
-                return Solved(*incumbent, _num_variables(problem), "optimal", "lp-local-search")
+        found, incumbent = _relaxation(make, settings, opts, rounded, near_lp)
+        if found is not None:
+            return found
         if settings.time_limit is not None:  # the limit is for all solves together
             opts.update(_TIME_LIMIT_OPTIONS[solver](max(settings.time_limit - (time.perf_counter() - start), 0.0)))
     problem, s = make(integer=True)
@@ -246,16 +239,44 @@ def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | 
             raise BudgetError(memory_message(memory_budget, need) +
                                   " (or the forbidden (inf) strategies rule out every plan within it)")
         raise InfeasibleError("no sharding plan avoids the forbidden (inf) strategies and resharding pairs")
+    return _stopped(problem, s, incumbent, rounded, solver)
+
+
+def _relaxation(make: Callable, settings: SolverSettings, opts: dict,
+                rounded: Callable[[np.ndarray], dict[int, int]],
+                near_lp: Callable[[np.ndarray], tuple[dict[int, int], float] | None],
+                ) -> tuple[Solved | None, tuple[dict[int, int], float] | None]:
+    """HiGHS's LP relaxation: the plan when it is integral, or when the plan near it is within
+    the mip gap of its bound; else no plan, and that near plan as the MILP's incumbent."""
+    import cvxpy as cp
+    problem, s = make(integer=False)
+    _solve(problem, settings.solver, dict(opts, presolve="on" if settings.presolve else "off"))
+    if problem.status != cp.OPTIMAL:
+        return None, None
+    x = np.asarray(s.value, dtype=float).ravel()
+    if np.abs(x - np.round(x)).max() < INTEGRALITY_TOLERANCE:
+        return Solved(rounded(x), float(problem.value), _num_variables(problem), "optimal", "lp-relaxation"), None
+    bound, incumbent = float(problem.value), near_lp(x)
+    if incumbent is not None and incumbent[1] - bound <= settings.mip_gap * abs(incumbent[1] + settings.constant):
+        return Solved(*incumbent, _num_variables(problem), "optimal", "lp-local-search"), incumbent
+    return None, incumbent
+
+
+def _stopped(problem: cp.Problem, s: cp.Variable, incumbent: tuple[dict[int, int], float] | None,
+             rounded: Callable[[np.ndarray], dict[int, int]], solver: str) -> Solved:
+    """The plan of a MILP stopped at its limit: its incumbent if it kept one better than the
+    relaxation's, else the relaxation's."""
+    import cvxpy as cp
     extra = problem.solver_stats.extra_stats
     has_incumbent = s.value is not None and np.isfinite(s.value).all() and \
         getattr(extra, "primal_solution_status", 2) == 2  # HiGHS: 2 = feasible solution kept
-    if status in (cp.USER_LIMIT, cp.OPTIMAL_INACCURATE) and has_incumbent and (
+    if problem.status in (cp.USER_LIMIT, cp.OPTIMAL_INACCURATE) and has_incumbent and (
             incumbent is None or float(problem.value) < incumbent[1]):
         return Solved(rounded(np.asarray(s.value, dtype=float).ravel()), float(problem.value),
                       _num_variables(problem), "feasible", "milp")
     if incumbent is not None:
         return Solved(*incumbent, _num_variables(problem), "feasible", "lp-local-search")
-    raise SolverLimitError(f"solver {solver} stopped with status {status!r} before finding a plan; "
+    raise SolverLimitError(f"solver {solver} stopped with status {problem.status!r} before finding a plan; "
                            "raise time_limit or try another solver")
 
 

@@ -143,23 +143,12 @@ class _Step:
                              "alpa_mlir.value_and_grad), or run alpa-mark-apply-gradients before planning, so "
                              "that the compiler knows which part runs once per micro-batch and which applies "
                              "the gradients", main)
-        bad = [i for i in batch_args if i >= len(block.arguments)]
-        if bad:
-            raise _StepError(f"batch arguments {bad} are out of range: @main has {len(block.arguments)}", main)
-        self.batch = [block.arguments[i] for i in batch_args
-                      if ir.RankedTensorType(block.arguments[i].type).rank > 0]
-        if not self.batch:
-            raise _StepError("no batch argument has a leading dimension to split into micro-batches", main)
-        dynamic = [v.arg_number for v in self.batch if not ir.RankedTensorType(v.type).has_static_shape]
-        if dynamic:
-            raise _StepError(f"batch arguments {dynamic} have dynamic shapes; micro-batches need static ones", main)
-        arg_attrs = get_value_attrs(main, "arg_attrs")
-        named = [arg_attrs[v.arg_number][SDY_SHARDING] for v in self.batch if SDY_SHARDING in arg_attrs[v.arg_number]]
-        meshes = [sdy_mesh_name(named[0])] if named else list(sdy_meshes(module))
-        if len(meshes) != 1:
-            raise _StepError("the batch arguments have no Shardy sharding to read the mesh from; run "
-                             "alpa-export-sdy first", main)
-        self.mesh = meshes[0]
+        self.batch, self.mesh = _batch_arguments(module, main, batch_args)
+        self._split(ops)
+        self._join(concat_results)
+
+    def _split(self, ops: list[ir.Operation]) -> None:
+        """Each op of the step to the part before the loop, the loop, or the apply part."""
         per_batch, applied = set(self.batch), set()
         self.apply, self.loop, self.before = [], [], []
         for op in ops:
@@ -173,10 +162,15 @@ class _Step:
                 per_batch.update(op.results)
             else:
                 self.before.append(op)
+
+    def _join(self, concat_results: tuple[int, ...]) -> None:
+        """The values the loop hands on: per-example results joined, the rest averaged;
+        refused where the apply part would read the batch or per-example values."""
         looped = {r for op in self.loop for r in op.results}
         bad = [k for k in concat_results if k >= len(self.ret.operands)]
         if bad:
-            raise _StepError(f"concatenated results {bad} are out of range: @main has {len(self.ret.operands)}", main)
+            raise _StepError(f"concatenated results {bad} are out of range: @main has {len(self.ret.operands)}",
+                             self.main)
         # Per-example results: each micro-batch's rows, joined after the loop; a batch argument is whole already.
         self.stacked = [(k, v) for k, v in enumerate(self.ret.operands) if k in concat_results and v in looped]
         self.whole = [(k, v) for k, v in enumerate(self.ret.operands) if k in concat_results and v in self.batch]
@@ -203,6 +197,28 @@ class _Step:
     def sharding(self, value: ir.Value) -> ir.Attribute:
         """The sharding ``value`` was planned with (replicated where it has none)."""
         return _sharding(value, self.main, self.mesh)
+
+
+def _batch_arguments(module: ir.Operation, main: ir.Operation,
+                     batch_args: tuple[int, ...]) -> tuple[list[ir.Value], str]:
+    """The batch arguments of ``main`` that have a leading dimension, and the Shardy mesh they are on."""
+    block = main.regions[0].blocks[0]
+    bad = [i for i in batch_args if i >= len(block.arguments)]
+    if bad:
+        raise _StepError(f"batch arguments {bad} are out of range: @main has {len(block.arguments)}", main)
+    batch = [block.arguments[i] for i in batch_args if ir.RankedTensorType(block.arguments[i].type).rank > 0]
+    if not batch:
+        raise _StepError("no batch argument has a leading dimension to split into micro-batches", main)
+    dynamic = [v.arg_number for v in batch if not ir.RankedTensorType(v.type).has_static_shape]
+    if dynamic:
+        raise _StepError(f"batch arguments {dynamic} have dynamic shapes; micro-batches need static ones", main)
+    arg_attrs = get_value_attrs(main, "arg_attrs")
+    named = [arg_attrs[v.arg_number][SDY_SHARDING] for v in batch if SDY_SHARDING in arg_attrs[v.arg_number]]
+    meshes = [sdy_mesh_name(named[0])] if named else list(sdy_meshes(module))
+    if len(meshes) != 1:
+        raise _StepError("the batch arguments have no Shardy sharding to read the mesh from; run "
+                         "alpa-export-sdy first", main)
+    return batch, meshes[0]
 
 
 def _inputs(op: ir.Operation) -> list[ir.Value]:
