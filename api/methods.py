@@ -182,12 +182,22 @@ class ShardParallel:
         if self.num_micro_batches < 1:
             raise ValueError(f"{type(self).__name__} option 'num_micro_batches' must be a positive integer; got "
                              f"{self.num_micro_batches!r}")
+        self._expand_zero_stage_3()
+        self._check_objects()
+        # The pass validates the rest; the batch is known only at the call, so stand in for it.
+        self.auto_sharding_pass(self.mesh_shape or (), batch_args=(0,))
+
+    def _expand_zero_stage_3(self) -> None:
+        """``force_zero_stage_3`` as the options it stands for."""
         if _checked(self, "force_zero_stage_3", self.force_zero_stage_3, bool):
             if self.zero_stage not in (0, 3):
                 raise ValueError(f"{type(self).__name__}: option 'force_zero_stage_3' contradicts "
                                  f"zero_stage={self.zero_stage}")
             for name, value in (("force_data_parallel", True), ("zero_stage", 3), ("prefer_reduce_scatter", True)):
                 self._set(name, value)
+
+    def _check_objects(self) -> None:
+        """The options that are Python objects: devices, layer option and plan."""
         if self.devices is not None:
             self._set("devices", tuple(self.devices))
             if not self.devices:
@@ -200,8 +210,6 @@ class ShardParallel:
         elif self.plan is not None and not isinstance(self.plan, (SavedPlan, ShardingPlan)):
             raise ValueError(f"{type(self).__name__} option 'plan' must be a SavedPlan, a ShardingPlan or a path; "
                              f"got {type(self.plan).__name__}")
-        # The pass validates the rest; the batch is known only at the call, so stand in for it.
-        self.auto_sharding_pass(self.mesh_shape or (), batch_args=(0,))
 
     def layer_construction(self, memory_budget: float) -> LayerConstructionPass | None:
         """The ``alpa-layer-construction`` that gives the layers to recompute, where any may

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import math
 import os
 import statistics
@@ -44,7 +45,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # XLA's GSPMD deprecation warning, once per compile
@@ -683,11 +684,24 @@ def markdown(result: dict) -> str:
     return "\n".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
+PARTS = ("steps", "overhead", "reshard", "memory", "interleaved")
+
+
+class Grids(NamedTuple):
+    """What each part measures."""
+
+    steps: list[tuple[str, int, int]]  # (model, S, B)
+    overhead: list[tuple[int, int]]  # (S, B) of the tiny MLP
+    reshard_sizes: list[int]  # MiB
+    reshard_cases: list
+    memory: list[tuple[int, int]]  # (S, B) of the GPT
+    interleaved: list[tuple[str, int, int, int]]  # (model, S meshes, v, B)
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a one-minute subset")
-    parser.add_argument("--parts", default="steps,overhead,reshard,memory,interleaved",
-                        help="comma-separated subset")
+    parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated subset")
     parser.add_argument("--models", default="mlp,gpt", help="part 1's models (comma-separated)")
     parser.add_argument("--stages", default="2,4", help="part 1's stage counts S, each on S equal submeshes of "
                                                         "the 8 devices (comma-separated; 8: a device per mesh)")
@@ -697,18 +711,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7, help="timed steps (median)")
     parser.add_argument("--out", default="", help="output path without extension "
                                                   "(default benchmarks/results/pipeshard[_quick])")
-    args = parser.parse_args(argv)
-    if len(jax.devices()) < 8:
-        parser.error("needs 8 devices: XLA_FLAGS=--xla_force_host_platform_device_count=8")
-    parts = args.parts.split(",")
-    unknown = set(parts) - {"steps", "overhead", "reshard", "memory", "interleaved"}
-    if unknown:
-        parser.error(f"unknown --parts {sorted(unknown)}; the parts are steps, overhead, reshard, memory, "
-                     "interleaved")
-    q = args.quick
-    repeat = 3 if q else args.repeat
-    out = Path(args.out or ("benchmarks/results/pipeshard_quick" if q else "benchmarks/results/pipeshard"))
-    out.parent.mkdir(parents=True, exist_ok=True)
+    return parser
+
+
+def _grids(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Grids:
     try:
         models, stages = args.models.split(","), [int(s) for s in args.stages.split(",")]
     except ValueError:
@@ -716,14 +722,29 @@ def main(argv: list[str] | None = None) -> int:
     if set(models) - set(WORKLOADS) or any(s < 1 or 8 % s for s in stages):
         parser.error(f"--models are among {sorted(WORKLOADS)} and --stages divide the 8 devices; got "
                      f"{args.models!r}, {args.stages!r}")
-    grid = [("mlp", 2, 4)] if q else [(m, s, b) for m in models for s in stages for b in (1, 4, 8)]
-    overhead_grid = [(2, 4)] if q else [(s, b) for s in (2, 4) for b in (1, 8)]
-    sizes = [1, 4] if q else [1, 4, 16, 64]
-    cases = RESHARD_CASES[:2] if q else RESHARD_CASES
-    memory_grid = [(2, 4)] if q else [(s, b) for s in (2, 4) for b in (4, 8)]
-    # (model, S meshes, v, B): the GPT has four layers to cluster, the MLP nine.
-    interleaved_grid = [("gpt", 2, 2, 4)] if q else [("gpt", 2, 2, 4), ("gpt", 2, 2, 8), ("mlp", 2, 2, 8),
-                                                     ("mlp", 4, 2, 8)]
+    if args.quick:
+        return Grids([("mlp", 2, 4)], [(2, 4)], [1, 4], RESHARD_CASES[:2], [(2, 4)], [("gpt", 2, 2, 4)])
+    # The GPT has four layers to cluster, the MLP nine.
+    return Grids([(m, s, b) for m in models for s in stages for b in (1, 4, 8)],
+                 [(s, b) for s in (2, 4) for b in (1, 8)], [1, 4, 16, 64], RESHARD_CASES,
+                 [(s, b) for s in (2, 4) for b in (4, 8)],
+                 [("gpt", 2, 2, 4), ("gpt", 2, 2, 8), ("mlp", 2, 2, 8), ("mlp", 4, 2, 8)])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if len(jax.devices()) < 8:
+        parser.error("needs 8 devices: XLA_FLAGS=--xla_force_host_platform_device_count=8")
+    parts = args.parts.split(",")
+    unknown = set(parts) - set(PARTS)
+    if unknown:
+        parser.error(f"unknown --parts {sorted(unknown)}; the parts are {', '.join(PARTS)}")
+    q = args.quick
+    repeat = 3 if q else args.repeat
+    out = Path(args.out or ("benchmarks/results/pipeshard_quick" if q else "benchmarks/results/pipeshard"))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    grids = _grids(args, parser)
     settings = {"devices": len(jax.devices()), "quick": q, "warmup": args.warmup, "repeat": repeat,
                 "command": command_line("pipeshard.py", argv),
                 **{name.replace("-", "_"): w[0] for name, w in WORKLOADS.items()}}
@@ -741,27 +762,22 @@ def main(argv: list[str] | None = None) -> int:
                                            for k, v in row.items() if not k.endswith("_all")), flush=True)
         save(result, out, markdown)
 
+    warmup = args.warmup
     if "steps" in parts:
-        for name in sorted({m for m, _, _ in grid}):
+        for name in sorted({m for m, _, _ in grids.steps}):
             for method in ("jax.jit", "ShardParallel"):
-                record("references", measure_reference(works[name], method, args.warmup, repeat))
-        for name, s, b in grid:
-            record("steps", measure_pipeline(works[name], s, b, args.warmup, repeat, compiled))
-    if "overhead" in parts:
-        for s, b in overhead_grid:
-            record("overhead", measure_pipeline(works["tiny-mlp"], s, b, args.warmup, repeat, compiled))
-    if "reshard" in parts:
-        for case in cases:
-            for mb in sizes:
-                record("reshard", measure_reshard(case, mb, repeat))
-    if "memory" in parts:
-        for s, b in memory_grid:
-            for schedule in ("1f1b", "gpipe"):
-                record("memory", measure_memory(works["gpt"], s, b, schedule, compiled))
-    if "interleaved" in parts:
-        for name, s, v, b in interleaved_grid:
-            for schedule in ("1f1b", "interleaved-1f1b"):
-                record("interleaved", measure_interleaved(works[name], s, v, b, schedule, args.warmup, repeat=repeat))
+                record("references", measure_reference(works[name], method, warmup, repeat))
+        for name, s, b in grids.steps:
+            record("steps", measure_pipeline(works[name], s, b, warmup, repeat, compiled))
+    for s, b in grids.overhead if "overhead" in parts else ():
+        record("overhead", measure_pipeline(works["tiny-mlp"], s, b, warmup, repeat, compiled))
+    for case, mb in itertools.product(grids.reshard_cases, grids.reshard_sizes) if "reshard" in parts else ():
+        record("reshard", measure_reshard(case, mb, repeat))
+    for (s, b), schedule in itertools.product(grids.memory, ("1f1b", "gpipe")) if "memory" in parts else ():
+        record("memory", measure_memory(works["gpt"], s, b, schedule, compiled))
+    for (name, s, v, b), schedule in itertools.product(grids.interleaved, ("1f1b", "interleaved-1f1b")) \
+            if "interleaved" in parts else ():
+        record("interleaved", measure_interleaved(works[name], s, v, b, schedule, warmup, repeat=repeat))
     print(f"wrote {out}.json and {out}.md")
     return 0
 

@@ -264,26 +264,18 @@ def _parse_single(part: str, text: str) -> Sharding:
     match = _TILED.fullmatch(body)
     if not match:
         raise ShardingError(f"cannot parse sharding {text!r}")
+    return _parse_tiled(match, text)
+
+
+def _parse_tiled(match: re.Match, text: str) -> Sharding:
+    """A ``devices=[...]`` sharding: its tile shape, device list or iota, and replication."""
     shape = _ints(match.group("shape"))
     if not shape or any(s <= 0 for s in shape):
         raise ShardingError(f"sharding {text!r} has an empty or non-positive tile shape")
     size = math.prod(shape)
     if size > MAX_DEVICES:
         raise ShardingError(f"sharding {text!r} tiles over {size} devices; at most {MAX_DEVICES} are supported")
-    if match.group("list") is not None:
-        devices = _ints(match.group("list"))
-        if len(devices) != size:
-            raise ShardingError(
-                f"sharding {text!r} lists {len(devices)} devices for a tile shape of {size}"
-            )
-        if len(set(devices)) != len(devices):
-            raise ShardingError(f"sharding {text!r} lists a device twice")
-    else:
-        reshape = _ints(match.group("iota"))
-        perm = _ints(match.group("perm") or "") or tuple(range(len(reshape)))
-        if math.prod(reshape) != size or sorted(perm) != list(range(len(reshape))):
-            raise ShardingError(f"iota tile assignment of sharding {text!r} is inconsistent")
-        devices = tuple(int(d) for d in np.arange(size).reshape(reshape).transpose(perm).flat)
+    devices = _tile_devices(match, size, text)
     rest = match.group("rest").strip()
     if rest in ("last_tile_dim_replicate", "last_tile_dims={replicated}"):
         replicate = True
@@ -296,6 +288,24 @@ def _parse_single(part: str, text: str) -> Sharding:
     if replicate and len(shape) == 1:
         return Replicated()
     return TiledSharding(shape, devices, replicate)
+
+
+def _tile_devices(match: re.Match, size: int, text: str) -> tuple[int, ...]:
+    """The tile assignment of a tiled sharding, listed or as an iota."""
+    if match.group("list") is not None:
+        devices = _ints(match.group("list"))
+        if len(devices) != size:
+            raise ShardingError(
+                f"sharding {text!r} lists {len(devices)} devices for a tile shape of {size}"
+            )
+        if len(set(devices)) != len(devices):
+            raise ShardingError(f"sharding {text!r} lists a device twice")
+        return devices
+    reshape = _ints(match.group("iota"))
+    perm = _ints(match.group("perm") or "") or tuple(range(len(reshape)))
+    if math.prod(reshape) != size or sorted(perm) != list(range(len(reshape))):
+        raise ShardingError(f"iota tile assignment of sharding {text!r} is inconsistent")
+    return tuple(int(d) for d in np.arange(size).reshape(reshape).transpose(perm).flat)
 
 
 def spec_from_sharding(sharding: Sharding, mesh: DeviceMesh, rank: int,

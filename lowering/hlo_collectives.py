@@ -328,21 +328,7 @@ def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
     Uses are followed through ``get-tuple-element``, ``bitcast``, ``copy`` and into fused
     computations; an element that is a computation's root, or has no use, is not sliced.
     """
-    text = strip_comments(hlo_text)
-    computations: dict[str, list[Instruction]] = {}
-    roots: set[tuple[str, str]] = set()
-    body: list[Instruction] = []
-    name = ""
-    for line in text.splitlines():
-        header = COMPUTATION.match(line)
-        if header:
-            name, body = header.group("name"), computations.setdefault(header.group("name"), [])
-            continue
-        inst = parse_instruction(line)
-        if inst is not None:
-            body.append(inst)
-            if line.lstrip().startswith("ROOT"):
-                roots.add((name, inst.name))
+    computations, roots = _computations(hlo_text)
     users: dict[tuple[str, str], list[tuple[Instruction, int]]] = {}
     for computation, held in computations.items():
         for inst in held:
@@ -389,3 +375,20 @@ def sliced_all_reduce_elements(hlo_text: str) -> dict[str, tuple[bool, ...]]:
             else:
                 found[inst.name] = (only_sliced(computation, inst.name),)
     return found
+
+
+def _computations(hlo_text: str) -> tuple[dict[str, list[Instruction]], set[tuple[str, str]]]:
+    """The instructions of each computation, and each computation's root as (computation, name)."""
+    computations: dict[str, list[Instruction]] = {}
+    roots: set[tuple[str, str]] = set()
+    body: list[Instruction] = []
+    name = ""
+    for line in strip_comments(hlo_text).splitlines():
+        header = COMPUTATION.match(line)
+        if header:
+            name, body = header.group("name"), computations.setdefault(header.group("name"), [])
+        elif (inst := parse_instruction(line)) is not None:
+            body.append(inst)
+            if line.lstrip().startswith("ROOT"):
+                roots.add((name, inst.name))
+    return computations, roots

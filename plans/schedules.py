@@ -150,8 +150,8 @@ class Dataflow:
         return self.num_stages // self.num_meshes if self.num_meshes else 1
 
 
-def analyse(program: StepProgram) -> Dataflow:
-    """The meshes, transfers (implicit moves included) and accumulations of ``program``."""
+def _stages(program: StepProgram) -> tuple[dict[str, StageCall], int, tuple[int, ...]]:
+    """The stage calls by callee, the number of stages and each stage's mesh, checked."""
     calls: dict[str, StageCall] = {}
     for call in program.calls:
         if call.callee in calls:
@@ -168,6 +168,12 @@ def analyse(program: StepProgram) -> Dataflow:
     if len(mesh_of) != num_stages or sorted(set(mesh_of)) != list(range(len(set(mesh_of)))):
         raise ScheduleError(f"the stages' meshes {list(mesh_of)} must name meshes 0, 1, ..., one per stage of the "
                             f"{num_stages}")
+    return calls, num_stages, tuple(mesh_of)
+
+
+def analyse(program: StepProgram) -> Dataflow:
+    """The meshes, transfers (implicit moves included) and accumulations of ``program``."""
+    calls, num_stages, mesh_of = _stages(program)
     producer = {r: c for c in program.calls for r in c.results}
     transfers: dict[TransferKey, Transfer] = {t.key: t for t in sorted(program.transfers, key=lambda t: t.key)}
     delivered = {t.result: t for t in transfers.values()}

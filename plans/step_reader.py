@@ -136,6 +136,45 @@ class Step:
     call_ops: dict[str, ir.Operation]
 
 
+def _stage_part(op: ir.Operation, functions: dict[str, ir.Operation],
+                ) -> tuple[str, int, Phase, ir.Attribute, DeviceMesh]:
+    """A call of ``@main``: its callee, stage, part, ``alpa.mesh`` and that mesh."""
+    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    function = functions.get(callee)
+    if function is None or STAGE_ATTR not in function.attributes or MESH_ATTR not in function.attributes:
+        raise StepError(op, f"@{callee} is not a stage part (no alpa.stage and alpa.mesh): run "
+                            "alpa-stage-construction first")
+    kind = _part_kind(callee)
+    if kind is None:
+        raise StepError(op, f"@{callee} is not named as a stage part: @stage<s>_forward, _backward, _apply "
+                            "or _apply<k>")
+    try:
+        mesh = mesh_from_attr(function.attributes[MESH_ATTR])
+    except ValueError as error:
+        raise StepError(op, f"@{callee}: {error}") from None
+    return callee, ir.IntegerAttr(function.attributes[STAGE_ATTR]).value, kind, function.attributes[MESH_ATTR], mesh
+
+
+def _mesh_numbers(main: ir.Operation, meshes: dict[int, tuple[ir.Attribute, DeviceMesh, ir.Operation]],
+                  ) -> dict[frozenset, int]:
+    """Each distinct device set of the stages (``meshes``: per stage its mesh and first
+    call) numbered by its first stage; stages share a mesh whole or not at all."""
+    stages = sorted(meshes)
+    if stages != list(range(len(stages))):
+        raise StepError(main, f"stages are numbered 0, 1, ...; @main calls stages {stages}")
+    mesh_of: dict[frozenset, int] = {}  # devices -> mesh number
+    for s in stages:
+        devices = frozenset(meshes[s][1].device_ids)
+        for other in stages[:s]:
+            shared = devices & set(meshes[other][1].device_ids)
+            if shared and devices != set(meshes[other][1].device_ids):
+                raise StepError(meshes[s][2], f"stages {other} and {s} share devices {sorted(shared)}; each stage "
+                                              "needs a mesh of its own, or the very mesh of the stages it shares it "
+                                              "with")
+        mesh_of.setdefault(devices, len(mesh_of))
+    return mesh_of
+
+
 def read_step(module: ir.Operation) -> Step:
     """Read ``@main``'s stage calls, transfers and return; raise :class:`StepError` at the op at fault."""
     try:
@@ -158,21 +197,8 @@ def read_step(module: ir.Operation) -> Step:
 
     for op in (o.operation for o in block.operations):
         if op.name == "func.call":
-            callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-            function = functions.get(callee)
-            if function is None or STAGE_ATTR not in function.attributes or MESH_ATTR not in function.attributes:
-                raise StepError(op, f"@{callee} is not a stage part (no alpa.stage and alpa.mesh): run "
-                                    "alpa-stage-construction first")
-            kind = _part_kind(callee)
-            if kind is None:
-                raise StepError(op, f"@{callee} is not named as a stage part: @stage<s>_forward, _backward, _apply "
-                                    "or _apply<k>")
-            stage = ir.IntegerAttr(function.attributes[STAGE_ATTR]).value
-            try:
-                mesh = mesh_from_attr(function.attributes[MESH_ATTR])
-            except ValueError as error:
-                raise StepError(op, f"@{callee}: {error}") from None
-            _, known, _ = meshes.setdefault(stage, (function.attributes[MESH_ATTR], mesh, op))
+            callee, stage, kind, mesh_attr, mesh = _stage_part(op, functions)
+            _, known, _ = meshes.setdefault(stage, (mesh_attr, mesh, op))
             if set(known.device_ids) != set(mesh.device_ids):
                 raise StepError(op, f"@{callee} runs on devices {list(mesh.device_ids)}, but other parts of stage "
                                     f"{stage} on {list(known.device_ids)}; a stage has one mesh")
@@ -187,18 +213,7 @@ def read_step(module: ir.Operation) -> Step:
             raise StepError(op, f"unexpected '{op.name}' in @main: the pass expects stage calls, transfers and the "
                                 "return (run alpa-stage-construction first)")
     stages = sorted(meshes)
-    if stages != list(range(len(stages))):
-        raise StepError(main, f"stages are numbered 0, 1, ...; @main calls stages {stages}")
-    mesh_of: dict[frozenset, int] = {}  # devices -> mesh number
-    for s in stages:
-        devices = frozenset(meshes[s][1].device_ids)
-        for other in stages[:s]:
-            shared = devices & set(meshes[other][1].device_ids)
-            if shared and devices != set(meshes[other][1].device_ids):
-                raise StepError(meshes[s][2], f"stages {other} and {s} share devices {sorted(shared)}; each stage "
-                                              "needs a mesh of its own, or the very mesh of the stages it shares it "
-                                              "with")
-        mesh_of.setdefault(devices, len(mesh_of))
+    mesh_of = _mesh_numbers(main, meshes)
     stage_meshes = tuple(mesh_of[frozenset(meshes[s][1].device_ids)] for s in stages)
     producers = {r: stage_meshes[c.stage] for c in calls for r in c.results}
     program = StepProgram(tuple(calls), tuple(_step_transfer(ops, names, producers, mesh_of)

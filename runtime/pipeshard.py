@@ -85,7 +85,7 @@ from ..dialect.sharding import ShardingError, ShardingSpec
 from ..lowering.spmd import SharedCompiles, compile_module
 from ..lowering.stages import stage_mesh, stage_module
 from ..plans.reshard_plan import ReshardPlan, plan_reshard
-from ..plans.schedules import analyse, argument_number, interleave, is_argument, reusable_arguments
+from ..plans.schedules import StepProgram, analyse, argument_number, interleave, is_argument, reusable_arguments
 from ..plans.step_reader import accumulation, read_step, read_streams, read_transfers
 from .mesh_executable import MeshExecutable, compile_at_once
 from .mesh_threads import run_streams, split_order
@@ -177,14 +177,7 @@ class PipeshardExecutable:
                 raise ValueError(f"@mesh{k}_schedule is for {stream.num_micro_batches} micro-batches, not "
                                  f"{num_micro_batches}")
         self.accumulate = accumulation(streams)
-        self._concatenated = frozenset(self.program.returned[k] for k in concatenated
-                                       if not is_argument(self.program.returned[k]))  # an argument is whole already
-        applied = {n: c.callee for c in self.program.calls if c.kind == APPLY for n in (*c.operands, *c.results)}
-        for k in concatenated:
-            if self.program.returned[k] in applied:
-                raise ValueError(f"result {k} is per-example, but {applied[self.program.returned[k]]}, which runs "
-                                 "once on the micro-batches' combined values, computes or reads it: compute it in "
-                                 "the forward pass (return it from the loss function, has_aux=True)")
+        self._concatenated = _per_example(self.program, concatenated)
         # Every process walks the same order; run it once here (it also rejects a deadlock).
         self.order = list(interleave(self.flow, {k: s.instructions for k, s in streams.items()}))
         self.meshes = {k: self._devices_of(s.mesh) for k, s in streams.items()}
@@ -483,3 +476,15 @@ def _plan_on_devices(plan: ReshardPlan, ids: dict[int, int]) -> ReshardPlan:
     moves = tuple(replace(m, src_device=ids[m.src_device], dst_device=ids[m.dst_device]) for m in plan.moves)
     gathers = tuple(replace(g, devices=tuple(ids[d] for d in g.devices)) for g in plan.gathers)
     return ReshardPlan(plan.shape, moves, gathers, {ids[d]: tile for d, tile in plan.dst_tiles.items()})
+
+
+def _per_example(program: StepProgram, concatenated: Sequence[int]) -> frozenset[str]:
+    """The values of the results ``concatenated`` that the micro-batches make (an argument
+    is whole already); refused where an apply part reads or computes one."""
+    applied = {n: c.callee for c in program.calls if c.kind == APPLY for n in (*c.operands, *c.results)}
+    for k in concatenated:
+        if program.returned[k] in applied:
+            raise ValueError(f"result {k} is per-example, but {applied[program.returned[k]]}, which runs "
+                             "once on the micro-batches' combined values, computes or reads it: compute it in "
+                             "the forward pass (return it from the loss function, has_aux=True)")
+    return frozenset(program.returned[k] for k in concatenated if not is_argument(program.returned[k]))

@@ -250,13 +250,7 @@ def reproducer(args, chunk: Chunk, elements: list, source_is_file: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    # Long passes (the stage search) log a line per phase on stderr; other libraries' logs stay off.
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
-    logger = logging.getLogger("alpa_mlir")
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.INFO)
-    logger.propagate = False
+    _log_to_stderr()
     parser = make_parser()
     try:
         rest, pass_flags = split_pass_flags(argv, parser)
@@ -269,28 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.list_passes:
             print(pass_catalogue(full=True))
             return 0
-        if args.pass_pipeline is not None and pass_flags:
-            raise UsageError("give either --pass-pipeline or pass flags, not both")
-        try:
-            elements = provide(parse_pipeline(args.pass_pipeline) if args.pass_pipeline is not None
-                               else [e for flag in pass_flags for e in parse_element(flag)])
-        except PipelineError as error:
-            raise UsageError(str(error)) from None
-        # Validate the pipeline (upstream names included) before reading the input, so
-        # that a bad pass name is reported at once rather than after waiting on stdin.
-        with make_context():
-            try:
-                build_pass_manager(elements, [])
-            except PipelineError as error:
-                raise UsageError(str(error)) from None
+        elements = _pipeline(args.pass_pipeline, pass_flags)
         source_is_file = args.input != "-"
-        try:
-            source = open(args.input).read() if source_is_file else sys.stdin.read()
-        except OSError as error:
-            raise UsageError(f"cannot read '{args.input}': {error.strerror}") from None
-        except UnicodeDecodeError as error:
-            raise UsageError(f"cannot read '{args.input}': not UTF-8 text ({error.reason} at byte "
-                             f"{error.start})") from None
+        source = _read_input(args.input)
     except UsageError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
@@ -314,17 +289,61 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
         # A failed part prints nothing but keeps its place, so output part i is input part i.
         outputs.append(outcome.output or "")
-    text = "// -----\n".join(outputs)
-    if args.output == "-":
+    return _write_output(args.output, "// -----\n".join(outputs), ok)
+
+
+def _write_output(path: str, text: str, ok: bool) -> int:
+    """The exit status after writing ``text`` to stdout (``-``), or to the file ``path``
+    when every part succeeded (a failed run leaves an existing file as it was)."""
+    if path == "-":
         sys.stdout.write(text)
     elif ok:
         try:
-            with open(args.output, "w") as handle:
+            with open(path, "w") as handle:
                 handle.write(text)
         except OSError as error:
-            print(f"{PROG}: error: cannot write '{args.output}': {error.strerror}", file=sys.stderr)
+            print(f"{PROG}: error: cannot write '{path}': {error.strerror}", file=sys.stderr)
             return 1
     return 0 if ok else 1
+
+
+def _log_to_stderr() -> None:
+    """Long passes (the stage search) log a line per phase on stderr; other libraries' logs stay off."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(f"{PROG}: %(message)s"))
+    logger = logging.getLogger("alpa_mlir")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
+def _pipeline(pass_pipeline: str | None, pass_flags: list[str]) -> list:
+    """The pipeline of ``--pass-pipeline`` or of the pass flags, validated (upstream
+    names included) before the input is read, so that a bad pass name is reported at
+    once rather than after waiting on stdin."""
+    if pass_pipeline is not None and pass_flags:
+        raise UsageError("give either --pass-pipeline or pass flags, not both")
+    try:
+        elements = provide(parse_pipeline(pass_pipeline) if pass_pipeline is not None
+                           else [e for flag in pass_flags for e in parse_element(flag)])
+    except PipelineError as error:
+        raise UsageError(str(error)) from None
+    with make_context():
+        try:
+            build_pass_manager(elements, [])
+        except PipelineError as error:
+            raise UsageError(str(error)) from None
+    return elements
+
+
+def _read_input(path: str) -> str:
+    """The input's text: the file ``path``, or stdin for ``-``."""
+    try:
+        return open(path).read() if path != "-" else sys.stdin.read()
+    except OSError as error:
+        raise UsageError(f"cannot read '{path}': {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise UsageError(f"cannot read '{path}': not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
 if __name__ == "__main__":

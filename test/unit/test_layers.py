@@ -99,17 +99,11 @@ def test_the_pass_tool_starts_without_the_solver():
     assert result.stdout.strip() == "[]"
 
 
-def test_no_module_is_over_500_lines():
-    # A module that outgrows this holds more than one thing (issue 14 split stage
-    # construction into the pass, its costing and its search for this reason).
-    long = {str(path.relative_to(ROOT)): n for folder in FOLDERS for path in (ROOT / folder).rglob("*.py")
-            if (n := len(path.read_text().splitlines())) > 500}
-    assert not long, f"modules over 500 lines: {long}"
-
-
 def test_the_code_keeps_to_its_lint_rules():
-    # pyproject.toml's [tool.ruff]: pyflakes, pycodestyle, isort, bugbear, pyupgrade, and at
-    # most 6 positional parameters per function (PLR0917; options after them keyword-only).
+    # pyproject.toml's [tool.ruff]: pyflakes, pycodestyle, isort, bugbear, pyupgrade, and
+    # readable functions: at most 6 positional parameters (PLR0917; options after them
+    # keyword-only), 12 branches (PLR0912) and 50 statements (PLR0915). Modules are split by
+    # concept, not by length: no line cap.
     result = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise",
                              str(ROOT)], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
