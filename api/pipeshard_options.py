@@ -117,9 +117,10 @@ class PipeshardParallel:
       stage_option: how layers become stages on submeshes.
       pipeline_schedule: ``1f1b`` (at most S - i micro-batches in flight on stage i),
         ``gpipe`` (all forwards, then all backwards), ``interleaved-1f1b`` (v stages per mesh,
-        stage k on mesh k mod S: a bubble 1/v as long, more activations in flight). (Forward-only
-        steps are not planned by the API: ``alpa-pipeline-schedule{schedule=inference}`` schedules
-        modules whose stages are outlined otherwise.)
+        stage k on mesh k mod S: a bubble 1/v as long, more activations in flight), or
+        ``inference``: a forward-only step (no gradients; every op a forward op, clustered
+        into layers), each micro-batch's outputs joined (per-example ones) or combined as
+        under training; the stage DP then holds one micro-batch in flight per stage.
       virtual_stages: v under ``interleaved-1f1b``: the stage DP (``AutoStageOption``) gives each
         of S meshes a multiple of v layers and minimises interleaved 1F1B's Eq. 2 over S that
         divide B; or ``UniformStageOption(num_stages=S v)``, or a ``ManualStageOption`` of S v
@@ -152,7 +153,7 @@ class PipeshardParallel:
     num_micro_batches: int = 1
     layer_option: AutoLayerOption | ManualLayerOption = field(default_factory=ManualLayerOption)
     stage_option: StageOption = field(default_factory=AutoStageOption)
-    pipeline_schedule: Literal["1f1b", "gpipe", "interleaved-1f1b"] = "1f1b"
+    pipeline_schedule: Literal["1f1b", "gpipe", "interleaved-1f1b", "inference"] = "1f1b"
     virtual_stages: int = 1
     cluster_shape: tuple[int, int] | None = None
     devices: tuple[Any, ...] | None = None
@@ -173,13 +174,12 @@ class PipeshardParallel:
         if not isinstance(self.stage_option, (AutoStageOption, UniformStageOption, ManualStageOption)):
             raise ValueError("PipeshardParallel option 'stage_option' must be AutoStageOption, UniformStageOption "
                              f"or ManualStageOption; got {self.stage_option!r}")
-        if self.pipeline_schedule == "inference":
-            raise ValueError("PipeshardParallel option 'pipeline_schedule': 'inference' is not planned by the API: "
-                             "its layer and stage construction take training steps (a loss and its gradients); use "
-                             "ShardParallel for a forward-only step")
-        if self.pipeline_schedule not in ("1f1b", "gpipe", "interleaved-1f1b"):
-            raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe' or "
-                             f"'interleaved-1f1b'; got {self.pipeline_schedule!r}")
+        if self.pipeline_schedule not in ("1f1b", "gpipe", "interleaved-1f1b", "inference"):
+            raise ValueError(f"PipeshardParallel option 'pipeline_schedule' must be '1f1b', 'gpipe', "
+                             f"'interleaved-1f1b' or 'inference'; got {self.pipeline_schedule!r}")
+        if self.pipeline_schedule == "inference" and self.layer_option.remat_layer:
+            raise ValueError("PipeshardParallel option 'layer_option': remat_layer recomputes activations in the "
+                             "backward pass, which pipeline_schedule='inference' has none of")
         self._check_virtual_stages()
         timeout = self.instruction_timeout
         if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0):
@@ -235,7 +235,8 @@ class PipeshardParallel:
         pairs of training state (``signature.training_state``); ``accumulate``: how the micro-
         batches combine (``accumulation``); ``device_memory``: see ``AutoStageOption``."""
         layer = self.layer_option
-        layers = [LayerConstructionPass(**layer.pass_options()), *([RematerializePass()] if layer.remat_layer else [])]
+        layers = [LayerConstructionPass(**layer.pass_options(), forward_only=self.pipeline_schedule == "inference"),
+                  *([RematerializePass()] if layer.remat_layer else [])]
         stage = self.stage_option
         options: dict[str, Any] = {"cluster_shape": (hosts, per_host), "num_micro_batches": self.num_micro_batches,
                                    "device_profile": self.device_profile, "state": state, "on_plan": on_plan}

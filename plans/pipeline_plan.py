@@ -39,7 +39,7 @@ class StagePlacement:
     submesh: tuple[int, int]
     devices: tuple[int, ...]
     logical_mesh: tuple[int, int]
-    latency: float  # t_intra, seconds (forward + backward of one micro-batch)
+    latency: float  # t_intra, seconds (forward + backward of one micro-batch; forward only at inference)
     param_bytes: float  # per device
     activation_bytes: float  # per device and micro-batch
 
@@ -91,7 +91,8 @@ class PipelinePlan(VersionedFile):
         """(stage, micro-batch, "forward" | "backward", start, end) of one step under the plan's
         schedule: each stage takes its tasks in the schedule's order, each when its inputs are ready."""
         count = len(self.stages)
-        duration = {"forward": [s.latency * FORWARD_SHARE for s in self.stages]}
+        share = 1.0 if self.schedule == "inference" else FORWARD_SHARE  # inference: forwards only
+        duration = {"forward": [s.latency * share for s in self.stages]}
         duration["backward"] = [s.latency - f for s, f in zip(self.stages, duration["forward"])]
         orders = mesh_orders(self.schedule, count // self.virtual_stages, self.num_micro_batches,
                              self.virtual_stages)

@@ -196,8 +196,10 @@ def pipeline_summary(plan: PipelinePlan) -> str:
             for i, s in enumerate(plan.stages)]
     lines += table(("stage", "layers", "submesh", "logical mesh", "devices", "latency", "params", "activations",
                     "peak memory"), rows, right=(0, 5, 6, 7, 8))
-    lines.append("  (latency: forward + backward of one micro-batch; bytes per device; activations per micro-batch; "
-                 "peak memory: Eq. 5)")
+    lines.append(("  (latency: forward of one micro-batch; bytes per device; activations: none are kept for a backward "
+                  "pass; peak memory: Eq. 5)") if plan.schedule == "inference" else
+                 ("  (latency: forward + backward of one micro-batch; bytes per device; activations per micro-batch; "
+                  "peak memory: Eq. 5)"))
     scalars = [f"{key} {value:.3g}" if isinstance(value, float) else f"{key} {value}"
                for key, value in plan.search.items() if isinstance(value, (int, float, str))]
     if scalars:

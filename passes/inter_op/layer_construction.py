@@ -16,7 +16,7 @@ from ...dialect.names import APPLY, BACKWARD, FORWARD, LAYER_ATTR, PHASE_ATTR, S
 from ...dialect.pass_registry import Diagnostics, Pass, register
 from ..intra_op.rules import itemsize_of, iteration_space, shape_of
 from .layer_clustering import DEFAULT_DELTA, ClusteringInfeasibleError, Value, cluster_operators, equal_operator_layers
-from .training_step import StepGraph, TrainingStep, analyze_training_step
+from .training_step import StepGraph, TrainingStep, analyze_training_step, forward_step
 
 # Added to the least delta a clustering needs, which its FLOP bound meets only up to rounding.
 RELAX_SLACK = 1e-6
@@ -42,6 +42,10 @@ class LayerConstructionPass(Pass):
     construction copies them into every stage that reads them; a host callback
     (``jax.debug.print``) the layer of the last value it reads.
 
+    ``forward-only`` takes a step without gradients (inference, for
+    ``alpa-pipeline-schedule{schedule=inference}``): every op is a forward op, clustered
+    as above, and ``alpa.phase`` is ``"forward"`` throughout.
+
     ``clustering=equal-operator`` is the paper's ablation baseline (Sec. 8.3): the forward
     ops are cut into layers of equal op counts, ignoring FLOPs, bytes and user boundaries.
 
@@ -62,7 +66,7 @@ class LayerConstructionPass(Pass):
     layers; a ``delta`` too small for any clustering (the message names the least
     ``delta`` that works; ``relax-delta`` clusters at that one instead, with a warning, as
     ``PipeshardParallel``'s ``AutoLayerOption`` does where it is given no ``delta``); a
-    function that is not a training step.
+    function that is not a training step; with ``forward-only``, one that computes gradients.
     """
 
     name = "alpa-layer-construction"
@@ -80,6 +84,9 @@ class LayerConstructionPass(Pass):
                 "al. 2016's checkpoints, for alpa-rematerialize)"})
     require_training_step: bool = field(default=True, metadata={
         "help": "a function that is not a training step is an error; false: it is left unmarked"})
+    forward_only: bool = field(default=False, metadata={
+        "help": "the step is forward-only (inference, alpa-pipeline-schedule{schedule=inference}): every op is a "
+                "forward op, clustered into layers; no gradients are looked for"})
     clustering: Literal["dp", "equal-operator"] = field(default="dp", metadata={
         "help": "dp (Sec. 5.2) or equal-operator (the same number of forward ops per layer, Sec. 8.3's baseline)"})
 
@@ -89,6 +96,24 @@ class LayerConstructionPass(Pass):
         if not self.delta >= 0:
             raise ValueError(f"option 'delta' must not be negative; got {self.delta}")
 
+    def _step(self, main: ir.Operation, graph: StepGraph, diagnostics: Diagnostics) -> TrainingStep | None:
+        """The step's parts: its forward, backward and apply ops, or with ``forward-only``
+        every op forward; None where it is not such a step (reported, but for a step that
+        computes no gradients without ``require-training-step``)."""
+        if self.forward_only:
+            if _training_step(main, graph) is not None:
+                diagnostics.error(main, "layer construction: option 'forward-only' is for a step without gradients, "
+                                        "but this one computes them (a backward pass): pipeline it with a training "
+                                        "schedule (1f1b, gpipe), or drop the gradients")
+                return None
+            return forward_step(len(graph.ops))
+        try:
+            return analyze_training_step(main, graph=graph)
+        except ValueError as error:
+            if self.require_training_step:
+                diagnostics.error(main, f"layer construction: {error}")
+            return None
+
     def apply(self, module: ir.Operation, diagnostics: Diagnostics) -> None:
         try:
             main = find_main(module)
@@ -97,11 +122,8 @@ class LayerConstructionPass(Pass):
             return
         graph = StepGraph(main)
         ops = graph.ops
-        try:
-            step = analyze_training_step(main, graph=graph)
-        except ValueError as error:
-            if self.require_training_step:
-                diagnostics.error(main, f"layer construction: {error}")
+        step = self._step(main, graph, diagnostics)
+        if step is None:
             return
         forward = list(step.ops(FORWARD))
         segments = [_segment(ops[i]) for i in forward]
@@ -150,6 +172,15 @@ class LayerConstructionPass(Pass):
         for op, phase, number in zip(ops, step.phase, layer):
             op.attributes[LAYER_ATTR] = ir.IntegerAttr.get(i64, number)
             op.attributes[PHASE_ATTR] = ir.StringAttr.get(phase, module.context)
+
+
+def _training_step(main: ir.Operation, graph: StepGraph) -> TrainingStep | None:
+    """The step's training parts, or None where it computes no gradients."""
+    try:
+        step = analyze_training_step(main, graph=graph)
+    except ValueError:
+        return None
+    return step if step.ops(BACKWARD) else None
 
 
 def assign_layers(graph: StepGraph, step: TrainingStep, forward_layer: dict[int, int]) -> list[int]:

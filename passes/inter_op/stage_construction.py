@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 from collections.abc import Callable
@@ -116,6 +117,10 @@ class StageConstructionPass(Pass):
         func.func public @main(...) {
           %0:3 = call @stage0_forward(...)
           %1:2 = call @stage1_forward(...)
+
+    A forward-only step (``alpa-layer-construction{forward-only=true}``: no backward ops;
+    ``alpa-pipeline-schedule{schedule=inference}``) has only ``@stage<s>_forward`` parts,
+    and each stage holds one micro-batch's activations at a time (Eq. 5 with one in flight).
 
     ``virtual-stages=v`` (for ``alpa-pipeline-schedule{schedule=interleaved-1f1b}``) makes
     ``S v`` stages on the ``S`` submeshes, stage ``k`` on mesh ``k mod S`` with that mesh's
@@ -396,7 +401,8 @@ class StageConstructionPass(Pass):
         its candidates costed by ``stage_costing.cost_stages`` from one cache, the best plan of
         the earlier ones bounding the later's), its layering and the search's statistics;
         None after an error (reported)."""
-        options, cache = self._search_options(), CostCache()
+        options = dataclasses.replace(self._search_options(), forward_only=BACKWARD not in phase)
+        cache = CostCache()
         found: list[tuple[Layering, SearchResult]] = []
         errors = []
         stats = dict.fromkeys(("candidates", "composed_ranges", "pruned_candidates"), 0)

@@ -189,7 +189,7 @@ def t_intra_table(costs: StageCosts, max_stages: int,
 
 def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *, epsilon: float = 1e-6,
                    early_pruning: bool = True, virtual_stages: int = 1,
-                   stage_counts: Collection[int] | None = None) -> StagePlan:
+                   stage_counts: Collection[int] | None = None, forward_only: bool = False) -> StagePlan:
     """The stages, submeshes and logical meshes minimising Eq. 2 (Algorithm 1's DP).
 
     Args:
@@ -207,6 +207,8 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
         micro-batches in groups of as many as there are meshes, so it only takes numbers ``S`` that
         divide ``B``, and Eq. 5 counts the chunks its schedule keeps in flight on each mesh
         (:func:`interleaved_in_flight`), one DP per ``S``.
+      forward_only: the stages run forwards only (``schedule=inference``): a stage holds one
+        micro-batch's activations at a time, whatever its place (Eq. 5 with ``in_flight`` 1).
 
     Raises ``InfeasiblePlanError`` when no slicing has only finite, memory-fitting stages.
     """
@@ -228,8 +230,10 @@ def solve_stage_dp(costs: StageCosts, cluster: Shape, num_micro_batches: int, *,
     B, v = int(num_micro_batches), int(virtual_stages)
     counts = frozenset(range(1, max_stages + 1) if stage_counts is None else stage_counts)
     solve = partial(_solve, costs, sizes, devices, B, v, epsilon, early_pruning=early_pruning)
+    if forward_only and v > 1:
+        raise StageDPError("a forward-only pipeline runs one stage per mesh: virtual_stages must be 1")
     if v == 1:
-        plans = [solve(max_stages=max_stages, counts=counts, in_flight=None)]
+        plans = [solve(max_stages=max_stages, counts=counts, in_flight=[1] * max_stages if forward_only else None)]
     else:  # what a mesh holds in flight depends on the number of meshes: one DP per number
         plans = [solve(max_stages=S, counts=frozenset({S}), in_flight=interleaved_in_flight(S, B, v))
                  for S in sorted(counts) if S <= max_stages and B % S == 0]

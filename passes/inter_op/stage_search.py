@@ -57,6 +57,7 @@ class SearchOptions:
     epsilon: float = 0.0
     virtual_stages: int = 1
     bounded: bool = True
+    forward_only: bool = False  # the step has no backward part (inference): Eq. 5 holds one micro-batch
 
 
 class SearchSpace(NamedTuple):
@@ -116,7 +117,7 @@ def search_layering(options: SearchOptions, num_layers: int, cost: Costing, boun
 
     def best(costs: StageCosts) -> tuple[StagePlan, StageCosts]:
         return best_plan(families, costs, cluster, options.num_micro_batches, options.epsilon,
-                         options.virtual_stages)
+                         options.virtual_stages, forward_only=options.forward_only)
 
     singles = [(i, j, k) for i, j, k in candidates if j - i == 1]
     whole = [(i, j, k) for i, j, k in candidates if j - i == num_layers and k == cluster]
@@ -267,11 +268,11 @@ def logical_shapes(submesh: tuple[int, int], space: str) -> list[tuple[int, int]
 
 
 def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple[int, int], num_micro_batches: int,
-              epsilon: float, virtual_stages: int = 1) -> tuple[StagePlan, StageCosts]:
+              epsilon: float, virtual_stages: int = 1, *, forward_only: bool = False) -> tuple[StagePlan, StageCosts]:
     """Eq. 2's best slicing over every family (one DP each, restricted to its
     candidates), and the costs it was found with; ``StageDPError`` when no family has one.
     With ``virtual_stages > 1``, interleaved 1F1B's Eq. 2 and Eq. 5 on a number of meshes that
-    divides the micro-batches (``solve_stage_dp``)."""
+    divides the micro-batches; ``forward_only``: see ``solve_stage_dp``."""
     plans, errors = [], []
     for family in families:
         allowed = np.zeros(costs.latency.shape[:3], dtype=bool)
@@ -280,7 +281,7 @@ def best_plan(families: list[list[Candidate]], costs: StageCosts, cluster: tuple
         restricted = dataclasses.replace(costs, latency=np.where(allowed[..., None], costs.latency, np.inf))
         try:
             plans.append((solve_stage_dp(restricted, cluster, num_micro_batches, epsilon=epsilon,
-                                         virtual_stages=virtual_stages), restricted))
+                                         virtual_stages=virtual_stages, forward_only=forward_only), restricted))
         except StageDPError as error:
             errors.append(error)
     if not plans:

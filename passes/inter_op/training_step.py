@@ -115,6 +115,11 @@ def step_ops(func: ir.Operation) -> list[ir.Operation]:
     return [op.operation for op in func.regions[0].blocks[0].operations][:-1]
 
 
+def forward_step(num_ops: int) -> TrainingStep:
+    """A forward-only step of ``num_ops`` ops (inference): every op forward, nothing paired."""
+    return TrainingStep((FORWARD,) * num_ops, (None,) * num_ops, "dataflow", None, ())
+
+
 def analyze_training_step(func: ir.Operation, *, use_locations: bool = True, loss: int | None = None,
                           gradients: Sequence[ir.Value] | None = None,
                           graph: StepGraph | None = None) -> TrainingStep:

@@ -24,12 +24,12 @@ Cluster = tuple[int, int]
 
 
 def brute_force(costs: StageCosts, cluster: Cluster, B: int, v: int = 1, counts: set[int] | None = None,
-                memory_v: int | None = None) -> float:
+                memory_v: int | None = None, *, forward_only: bool = False) -> float:
     """Eq. 2 (interleaved over ``v`` chunks per mesh: ``sum / v + (B - 1/v) max``) minimised over every
     slicing (into a number of stages in ``counts``, if given), submesh per stage and logical mesh per
     stage, Eq. 5 checked (activations: of as many micro-batches as stages from the stage to the last,
     or, interleaved, 1/v of the chunks the schedule's clock table keeps in flight on its mesh;
-    ``memory_v``: the v of Eq. 5's count, if not ``v``)."""
+    ``memory_v``: the v of Eq. 5's count, if not ``v``; ``forward_only``: one micro-batch's)."""
     layers, devices = costs.num_layers, cluster[0] * cluster[1]
     sizes = [n * m for n, m in costs.submeshes]
     num_logical = costs.latency.shape[3]
@@ -42,7 +42,8 @@ def brute_force(costs: StageCosts, cluster: Cluster, B: int, v: int = 1, counts:
         for subs in itertools.product(range(len(sizes)), repeat=len(ranges)):
             if sum(sizes[k] for k in subs) != devices:
                 continue
-            held = held_activations(len(ranges), B, v if memory_v is None else memory_v)
+            held = [1] * len(ranges) if forward_only else held_activations(len(ranges), B,
+                                                                          v if memory_v is None else memory_v)
             for logical in itertools.product(range(num_logical), repeat=len(ranges)):
                 times = []
                 for q, ((i, j), k, p) in enumerate(zip(ranges, subs, logical)):
@@ -245,6 +246,31 @@ def test_eq5_picks_the_logical_mesh_by_stages_after() -> None:
         (0, 1, (1, 1), 1, 0.6), (1, 2, (1, 1), 0, 0.5)]
     assert plan.latency == pytest.approx(0.6 + 0.5 + 3 * 0.6)
     assert plan.t_max == 0.6
+
+
+def test_a_forward_only_pipeline_holds_one_micro_batch_per_stage() -> None:
+    # Under 1F1B stage 0 keeps 2 micro-batches and falls back to the slower logical mesh;
+    # forwards only, it keeps one, and both stages take the faster mesh.
+    plan = solve_stage_dp(two_layer_costs(2.5), (1, 2), 4, forward_only=True)
+    assert [(s.logical_mesh, s.latency) for s in plan.stages] == [(0, 0.5), (0, 0.5)]
+    assert plan.latency == pytest.approx(0.5 + 0.5 + 3 * 0.5)
+    with pytest.raises(StageDPError, match="one stage per mesh"):
+        solve_stage_dp(two_layer_costs(2.5), (1, 2), 4, forward_only=True, virtual_stages=2)
+
+
+def test_forward_only_matches_brute_force() -> None:
+    binding = 0
+    for seed in range(60):
+        costs, cluster, B = random_costs(seed)
+        expected = brute_force(costs, cluster, B, forward_only=True)
+        binding += expected < brute_force(costs, cluster, B)
+        if math.isinf(expected):
+            with pytest.raises(InfeasiblePlanError):
+                solve_stage_dp(costs, cluster, B, epsilon=0.0, forward_only=True)
+            continue
+        plan = solve_stage_dp(costs, cluster, B, epsilon=0.0, forward_only=True)
+        assert plan.latency == pytest.approx(expected)
+    assert binding >= 3  # cases where holding one micro-batch admits a faster plan
 
 
 def test_t_intra_table_levels() -> None:

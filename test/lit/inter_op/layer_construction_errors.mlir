@@ -5,6 +5,8 @@
 // TOO-MANY: error: option 'layers' is 40 but the forward pass has 8 ops
 // RUN: not alpa-opt %s --split-input-file --alpa-layer-construction='layers=2 delta=0' 2>&1 | FileCheck %s --check-prefix=DELTA
 // DELTA: error: layer construction: operator clustering: no way to cut 8 ops into 2 layers with every layer's FLOPs <= (1 + delta) * average at delta = 0.0 (Sec. 5.2); it needs delta >= 0.01469
+// RUN: not alpa-opt %s --split-input-file --alpa-layer-construction='layers=2 forward-only=true' 2>&1 | FileCheck %s --check-prefix=FORWARD-ONLY
+// FORWARD-ONLY: error: layer construction: option 'forward-only' is for a step without gradients, but this one computes them (a backward pass): pipeline it with a training schedule (1f1b, gpipe), or drop the gradients
 // RUN: not alpa-opt %s --alpa-layer-construction='layers=-1' 2>&1 | FileCheck %s --check-prefix=OPT-LAYERS
 // OPT-LAYERS: alpa-opt: error: alpa-layer-construction: option 'layers' must be positive (0: one per user segment); got -1
 // RUN: not alpa-opt %s --alpa-layer-construction='delta=-1' 2>&1 | FileCheck %s --check-prefix=OPT-DELTA
