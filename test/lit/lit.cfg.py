@@ -27,4 +27,9 @@ for name in ("HOME", "TMPDIR", "PYTHONPATH", "XLA_FLAGS"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
 config.environment["JAX_PLATFORMS"] = "cpu"
+# LLVM's optimisation level only, as test/unit/conftest.py sets it: the probes XLA compiles
+# partition and assign buffers as at the default, in less time.
+if "xla_backend_optimization_level" not in config.environment.get("XLA_FLAGS", ""):
+    config.environment["XLA_FLAGS"] = (config.environment.get("XLA_FLAGS", "")
+                                       + " --xla_backend_optimization_level=0").strip()
 config.environment["TF_CPP_MIN_LOG_LEVEL"] = "2"
