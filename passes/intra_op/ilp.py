@@ -274,6 +274,8 @@ def _reduced(graph: CostGraph, memory_budget: float | None, *, tie_repeated: boo
 
 def _run_ilp(model: IlpModel, r: _Reduced, nodes: list[int], settings: SolverSettings,
              memory_budget: float | None) -> Solved:
+    """``model`` (what the reductions ``r`` left: ``nodes``) solved by ``run_solver``."""
+
     def rounded(x: np.ndarray) -> dict[int, int]:
         return rounded_picks(x, model.s_id, nodes)
 

@@ -192,8 +192,8 @@ class Solved(NamedTuple):
     picks: dict[int, int]  # the strategy picked per node
     objective: float  # the solver's
     num_variables: int
-    status: Literal["optimal", "feasible"]
-    method: Literal["lp-relaxation", "lp-local-search", "milp"]
+    status: Literal["optimal", "feasible", "trivial"]  # trivial: the reductions left nothing to solve
+    method: Literal["lp-relaxation", "lp-local-search", "milp", "elimination"]
 
 
 def run_solver(make: Callable, settings: SolverSettings, memory_budget: float | None, need: np.ndarray | None,
