@@ -339,7 +339,10 @@ def _pipeline(pass_pipeline: str | None, pass_flags: list[str]) -> list:
 def _read_input(path: str) -> str:
     """The input's text: the file ``path``, or stdin for ``-``."""
     try:
-        return open(path).read() if path != "-" else sys.stdin.read()
+        if path == "-":
+            return sys.stdin.read()
+        with open(path) as handle:
+            return handle.read()
     except OSError as error:
         raise UsageError(f"cannot read '{path}': {error.strerror}") from None
     except UnicodeDecodeError as error:
