@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import itertools
+import functools
 import math
 import os
 import statistics
@@ -763,21 +763,24 @@ def main(argv: list[str] | None = None) -> int:
         save(result, out, markdown)
 
     warmup = args.warmup
-    if "steps" in parts:
-        for name in sorted({m for m, _, _ in grids.steps}):
-            for method in ("jax.jit", "ShardParallel"):
-                record("references", measure_reference(works[name], method, warmup, repeat))
-        for name, s, b in grids.steps:
-            record("steps", measure_pipeline(works[name], s, b, warmup, repeat, compiled))
-    for s, b in grids.overhead if "overhead" in parts else ():
-        record("overhead", measure_pipeline(works["tiny-mlp"], s, b, warmup, repeat, compiled))
-    for case, mb in itertools.product(grids.reshard_cases, grids.reshard_sizes) if "reshard" in parts else ():
-        record("reshard", measure_reshard(case, mb, repeat))
-    for (s, b), schedule in itertools.product(grids.memory, ("1f1b", "gpipe")) if "memory" in parts else ():
-        record("memory", measure_memory(works["gpt"], s, b, schedule, compiled))
-    for (name, s, v, b), schedule in itertools.product(grids.interleaved, ("1f1b", "interleaved-1f1b")) \
-            if "interleaved" in parts else ():
-        record("interleaved", measure_interleaved(works[name], s, v, b, schedule, warmup, repeat=repeat))
+    # Per part, its measurements in order: (section, what makes the row), run only if asked for.
+    jobs = {
+        "steps": [("references", functools.partial(measure_reference, works[name], method, warmup, repeat))
+                  for name in sorted({m for m, _, _ in grids.steps}) for method in ("jax.jit", "ShardParallel")]
+        + [("steps", functools.partial(measure_pipeline, works[name], s, b, warmup, repeat, compiled))
+           for name, s, b in grids.steps],
+        "overhead": [("overhead", functools.partial(measure_pipeline, works["tiny-mlp"], s, b, warmup, repeat,
+                                                    compiled)) for s, b in grids.overhead],
+        "reshard": [("reshard", functools.partial(measure_reshard, case, mb, repeat))
+                    for case in grids.reshard_cases for mb in grids.reshard_sizes],
+        "memory": [("memory", functools.partial(measure_memory, works["gpt"], s, b, schedule, compiled))
+                   for s, b in grids.memory for schedule in ("1f1b", "gpipe")],
+        "interleaved": [("interleaved", functools.partial(measure_interleaved, works[name], s, v, b, schedule, warmup,
+                                                          repeat=repeat))
+                        for name, s, v, b in grids.interleaved for schedule in ("1f1b", "interleaved-1f1b")],
+    }
+    for section, measure in (job for part in PARTS if part in parts for job in jobs[part]):
+        record(section, measure())
     print(f"wrote {out}.json and {out}.md")
     return 0
 

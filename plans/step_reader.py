@@ -155,11 +155,10 @@ def _stage_part(op: ir.Operation, functions: dict[str, ir.Operation],
     return callee, ir.IntegerAttr(function.attributes[STAGE_ATTR]).value, kind, function.attributes[MESH_ATTR], mesh
 
 
-def _mesh_numbers(main: ir.Operation, meshes: dict[int, tuple[ir.Attribute, DeviceMesh, ir.Operation]],
-                  ) -> dict[frozenset, int]:
-    """Each distinct device set of the stages (``meshes``: per stage its mesh and first
+def _mesh_numbers(main: ir.Operation, stages: list[int],
+                  meshes: dict[int, tuple[ir.Attribute, DeviceMesh, ir.Operation]]) -> dict[frozenset, int]:
+    """Each distinct device set of the ``stages`` (``meshes``: per stage its mesh and first
     call) numbered by its first stage; stages share a mesh whole or not at all."""
-    stages = sorted(meshes)
     if stages != list(range(len(stages))):
         raise StepError(main, f"stages are numbered 0, 1, ...; @main calls stages {stages}")
     mesh_of: dict[frozenset, int] = {}  # devices -> mesh number
@@ -213,7 +212,7 @@ def read_step(module: ir.Operation) -> Step:
             raise StepError(op, f"unexpected '{op.name}' in @main: the pass expects stage calls, transfers and the "
                                 "return (run alpa-stage-construction first)")
     stages = sorted(meshes)
-    mesh_of = _mesh_numbers(main, meshes)
+    mesh_of = _mesh_numbers(main, stages, meshes)
     stage_meshes = tuple(mesh_of[frozenset(meshes[s][1].device_ids)] for s in stages)
     producers = {r: stage_meshes[c.stage] for c in calls for r in c.results}
     program = StepProgram(tuple(calls), tuple(_step_transfer(ops, names, producers, mesh_of)

@@ -218,6 +218,7 @@ def _stage_work(options: CostingOptions, step: LayeredStep, space: SearchSpace, 
     work: dict[tuple, _Work] = {}  # by (stage module text, logical mesh)
     entries = []  # (table index, work key)
     ranges: dict[tuple[int, int], tuple] = {}  # (start, end) -> (stage, its text, indices)
+    i64 = ir.IntegerType.get_signless(64, main.context)
     for i, j, k in space.candidates:
         if (i, j) not in ranges:  # once per range, whatever the submesh
             indices = tuple(sorted(n for number in range(i, j) for n in of_layer[number]
@@ -227,8 +228,7 @@ def _stage_work(options: CostingOptions, step: LayeredStep, space: SearchSpace, 
                 for number, op in enumerate(stage.ops):  # layer numbers must not tell repeated layers apart
                     del op.attributes[LAYER_ATTR]
                     del op.attributes[PHASE_ATTR]
-                    op.attributes[COPY_ATTR] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, main.context),
-                                                                  number)
+                    op.attributes[COPY_ATTR] = ir.IntegerAttr.get(i64, number)
                 cache.extracted[indices] = (stage, str(stage.module))
             ranges[i, j] = (*cache.extracted[indices], indices)
         stage, text, indices = ranges[i, j]

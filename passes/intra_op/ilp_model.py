@@ -46,10 +46,10 @@ def build_ilp(nodes: list[int], costs: dict[int, np.ndarray], edges: Edges, memo
     n_rows = len(nodes) + e.num_marginals
     need = memory_rows = copy_rows = None
     if memory is not None:
-        need, memory_rows = _memory_rows(s, memory, graph, node_terms)
+        need, held_bytes = _memory_rows(s, memory, graph, node_terms)
         if need.max() > memory_budget:
             raise BudgetError(memory_message(memory_budget, need))
-        memory_rows = memory_rows / memory_budget
+        memory_rows = held_bytes / memory_budget
         copy_rows = _sparse(*e.copies, (memory_rows.shape[0], e.count)) / memory_budget
         n_rows += memory_rows.shape[0]
 

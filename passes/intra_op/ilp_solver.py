@@ -246,8 +246,9 @@ def _relaxation(make: Callable, settings: SolverSettings, opts: dict,
                 rounded: Callable[[np.ndarray], dict[int, int]],
                 near_lp: Callable[[np.ndarray], tuple[dict[int, int], float] | None],
                 ) -> tuple[Solved | None, tuple[dict[int, int], float] | None]:
-    """HiGHS's LP relaxation: the plan when it is integral, or when the plan near it is within
-    the mip gap of its bound; else no plan, and that near plan as the MILP's incumbent."""
+    """HiGHS's LP relaxation: the plan (and no incumbent) when it is integral, or when the plan
+    near it is within the mip gap of its bound; else no plan, and that near plan as the MILP's
+    incumbent."""
     import cvxpy as cp
     problem, s = make(integer=False)
     _solve(problem, settings.solver, dict(opts, presolve="on" if settings.presolve else "off"))
@@ -258,7 +259,7 @@ def _relaxation(make: Callable, settings: SolverSettings, opts: dict,
         return Solved(rounded(x), float(problem.value), _num_variables(problem), "optimal", "lp-relaxation"), None
     bound, incumbent = float(problem.value), near_lp(x)
     if incumbent is not None and incumbent[1] - bound <= settings.mip_gap * abs(incumbent[1] + settings.constant):
-        return Solved(*incumbent, _num_variables(problem), "optimal", "lp-local-search"), incumbent
+        return Solved(*incumbent, _num_variables(problem), "optimal", "lp-local-search"), None
     return None, incumbent
 
 
