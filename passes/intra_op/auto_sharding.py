@@ -346,9 +346,10 @@ class AutoShardingPass(MeshOptions, Pass):
                 rows: Callable[[Graph], MemoryRows]) -> tuple[ilp.Solution, bool]:
         """The last round's plan with its objective at the latest prices, and whether
         XLA priced every resharding it picks as the ILP did."""
-        memory = rows(graph) if budget is not None else ((), ())
+        memory = rows(graph) if budget is not None else MemoryRows((), (), 0.0)
         for _ in range(MAX_REPRICING + 1):
-            solution = ilp.solve(graph.cost_graph(*memory), memory_budget=budget, solver=self.solver,
+            solution = ilp.solve(graph.cost_graph(memory.live_sets, memory.edge_memory),
+                                 memory_budget=None if budget is None else budget - memory.fixed, solver=self.solver,
                                  time_limit=self.solver_time_limit or None, presolve=graph.share and bool(graph.copies),
                                  mip_gap=self.mip_gap, tie_repeated=self.tie_repeated_layers,
                                  cost_unit=min(graph.mesh.beta) or 1.0)

@@ -19,7 +19,7 @@ from ...plans.plan_summary import byte_text
 from .cost_graph import Graph
 from .ilp import InfeasibleError
 from .ilp_graph import EdgeMemory
-from .peak_memory import Lifetimes
+from .peak_memory import POINTER_BYTES, Lifetimes
 
 # Rounds of solving again, against the budget less the excess, where a plan within the
 # rows is over the budget as peak_memory predicts it (copies counted once per value and
@@ -29,9 +29,10 @@ MAX_BUDGET_ROUNDS = 4
 
 class MemoryRows(NamedTuple):
     """The ILP's memory constraint for a plan of a graph (``CostGraph.live_sets`` and
-    ``.edge_memory``): no row's bytes may exceed the budget."""
+    ``.edge_memory``): no row's bytes, with ``fixed``, may exceed the budget."""
     live_sets: tuple[tuple[int, ...], ...]
     edge_memory: tuple[EdgeMemory, ...]
+    fixed: float  # bytes every row holds whatever the plan: the outputs' tuple of addresses
 
 
 def memory_rows(graph: Graph, donated: set[int]) -> MemoryRows:
@@ -45,9 +46,12 @@ def memory_rows(graph: Graph, donated: set[int]) -> MemoryRows:
     point. A row per point where a buffer ends after one started since the last row: any
     other point's buffers are a subset of a row's. An op that may write in place (by type)
     counts from the point after its own. A copy read through a shared resharding lives
-    from its first reader to its last; any other, from its value's first reader to its own."""
+    from its first reader to its last; any other, from its value's first reader to its own.
+    Several results' table of addresses (``peak_memory``'s outputs) is in every row."""
     life = Lifetimes(graph)
     nodes = graph.nodes
+    results = sum(node.kind == "result" for node in nodes)
+    fixed = float(POINTER_BYTES * results if results > 1 else 0)
     copies = _copies(graph, life)
     always = [i for i, node in enumerate(nodes)
               if (node.kind == "argument" and i not in donated) or node.kind == "result"]
@@ -72,10 +76,10 @@ def memory_rows(graph: Graph, donated: set[int]) -> MemoryRows:
             started = False
         live = {i for i in live if life.horizon[i] > point}
     if not rows:
-        return MemoryRows((tuple(always),), ())
+        return MemoryRows((tuple(always),), (), fixed)
     edge_memory = tuple(EdgeMemory(src, dst, matrix, tuple(range(bisect_left(points, lo), bisect_right(points, hi))))
                         for src, dst, matrix, (lo, hi) in copies)
-    return MemoryRows(tuple(rows), tuple(m for m in edge_memory if m.rows))
+    return MemoryRows(tuple(rows), tuple(m for m in edge_memory if m.rows), fixed)
 
 
 class LeastMemory(NamedTuple):
@@ -89,9 +93,10 @@ class LeastMemory(NamedTuple):
 
 def least_memory(graph: Graph, donated: set[int]) -> LeastMemory:
     """The least memory per device any plan of ``graph`` needs, under :func:`memory_rows`."""
-    rows = memory_rows(graph, donated).live_sets
+    memory = memory_rows(graph, donated)
+    rows = memory.live_sets
     smallest = [float(np.min(np.where(np.isfinite(node.costs), graph.memory(node), np.inf))) for node in graph.nodes]
-    totals = [sum(smallest[v] for v in row) for row in rows]
+    totals = [memory.fixed + sum(smallest[v] for v in row) for row in rows]
     worst = int(np.argmax(totals))
     batch = sum(smallest[v] for v in rows[worst] if graph.nodes[v].batch_loops)
     temporaries = [v for v in rows[worst] if graph.nodes[v].kind in ("op", "carry")]

@@ -32,6 +32,9 @@ temporaries model what XLA:CPU does with a training step:
 - **Reshardings**: each (value, layout) the plan reshards is a buffer from its first
   reader to its last, but a slice of each device's own tile that only fusing ops read
   (XLA slices in their fusions).
+- **Sliced broadcasts**: a broadcast that every reader reads resharded to a slice of
+  each device's own tile has no buffer in its own layout: XLA's partitioner slices it for
+  each reader and simplifies the slice to a broadcast of that reader's tile.
 - **Convolution layouts**: XLA:CPU transposes a convolution's input, kernel and output
   into its canonical layout (batch, spatial, feature; spatial, input and output
   feature), so each one not in it has a copy, live at the convolution (the backward
@@ -101,7 +104,8 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     results = [i for i, node in enumerate(nodes) if node.kind == "result"]
     # Several results are a tuple, whose table of buffer addresses XLA allocates too.
     outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
-    made = [life.made[i] and sizes[i] > 0 for i in range(len(nodes))]
+    sliced = _sliced_broadcasts(graph, choices, life)
+    made = [life.made[i] and sizes[i] > 0 and i not in sliced for i in range(len(nodes))]
     buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, choices, life) + \
         _layout_copies(graph, choices)
     buffers = _outside_output_buffers(buffers, _output_windows(graph, life, sizes, donated))
@@ -333,6 +337,26 @@ def _layout_copies(graph: Graph, choices: tuple[int, ...]) -> list[list]:
         if size:
             buffers.append([i, i, size])
     return buffers
+
+
+def _sliced_broadcasts(graph: Graph, choices: tuple[int, ...], life: Lifetimes) -> set[int]:
+    """The broadcasts with a buffer that every reader reads resharded to a slice of each
+    device's own tile: XLA's partitioner slices the broadcast for each reader and
+    simplifies the slice to a broadcast of the reader's tile, so there is no buffer of the
+    broadcast's own layout (the layer norm's scale broadcast replicated and read batch-split
+    by the forward and the backward multiply, fused into both; the cross-entropy's zeros,
+    replicated, that its gradient's scatter writes into batch-split: the resharded copy's
+    buffer is that tile)."""
+    sliced: dict[int, set[int]] = {}
+    for use, steps in graph.chosen_reshardings(list(choices)):
+        src = life.same[use.src]
+        if life.kinds[src] != "broadcast_in_dim" or not life.made[src]:
+            continue
+        node = graph.nodes[use.src]
+        moves = any(graph.resharding_collectives(given, need, node.shapes[use.result], node.itemsizes[use.result])
+                    for given, need in steps)
+        sliced.setdefault(src, set()).add(-1 if moves else use.dst)
+    return {src for src, readers in sliced.items() if -1 not in readers and readers == set(life.readers[src])}
 
 
 def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes) -> list[list]:
