@@ -81,17 +81,24 @@ def test_under_a_budget_only_recompute_meets_the_plan_recomputes():
     model = models.build(config)
     args = model.abstract_args(64)
 
-    def plan(**options):
+    def step(**options):
         method = alpa_mlir.ShardParallel(mesh_shape=(8,), batch_argnums=(2,), **options)
-        return alpa_mlir.parallelize(model.train_step, method=method, donate_argnums=(0, 1)).get_plan(*args)
+        return alpa_mlir.parallelize(model.train_step, method=method, donate_argnums=(0, 1))
+
+    def plan(**options):
+        return step(**options).get_plan(*args)
 
     free = plan()
     assert free.recomputed == ()  # no budget (CPU): nothing to recompute for
     budget = 0.6 * free.peak_memory
     with pytest.raises(alpa_mlir.AutoShardingError, match="less with the layers' activations recomputed"):
         plan(memory_budget=budget, rematerialize="none")
-    fitted = plan(memory_budget=budget)
+    fitted_step = step(memory_budget=budget)
+    fitted = fitted_step.get_plan(*args)
     assert fitted.recomputed and fitted.peak_memory <= budget
+    # XLA allocates 24.9 MB more than predicted (docs/auto_sharding.md, the known miss of
+    # rematerialised steps): planned again once, XLA's own figure is within the budget.
+    assert compiled_stats(fitted_step, args)[1] <= budget
     with pytest.raises(alpa_mlir.AutoShardingError, match="with every layer's activations recomputed in the "
                                                           r"backward pass, \d"):
         plan(memory_budget=0.2 * free.peak_memory)
