@@ -58,7 +58,7 @@ from jax._src.lib.mlir.dialects import hlo as stablehlo
 
 from ...dialect.sharding import tile_bytes
 from ...plans.sharding_plan import PeakMemory
-from .cost_graph import BARRIER, Graph
+from .cost_graph import BARRIER, Graph, Use
 from .rules import itemsize_of, shape_of
 
 # A tuple of results holds one address per element.
@@ -346,17 +346,27 @@ def _sliced_broadcasts(graph: Graph, choices: tuple[int, ...], life: Lifetimes) 
     broadcast's own layout (the layer norm's scale broadcast replicated and read batch-split
     by the forward and the backward multiply, fused into both; the cross-entropy's zeros,
     replicated, that its gradient's scatter writes into batch-split: the resharded copy's
-    buffer is that tile)."""
-    sliced: dict[int, set[int]] = {}
+    buffer is that tile). The broadcast's operand, mostly an argument, is not kept until
+    those readers."""
+    slicing: dict[int, set[int]] = {}  # per broadcast, the readers that slice it
+    moved: set[int] = set()  # the broadcasts some reader reshards otherwise
     for use, steps in graph.chosen_reshardings(list(choices)):
         src = life.same[use.src]
         if life.kinds[src] != "broadcast_in_dim" or not life.made[src]:
             continue
-        node = graph.nodes[use.src]
-        moves = any(graph.resharding_collectives(given, need, node.shapes[use.result], node.itemsizes[use.result])
-                    for given, need in steps)
-        sliced.setdefault(src, set()).add(-1 if moves else use.dst)
-    return {src for src, readers in sliced.items() if -1 not in readers and readers == set(life.readers[src])}
+        if _moves(graph, use, steps):
+            moved.add(src)
+        else:
+            slicing.setdefault(src, set()).add(use.dst)
+    return {src for src, readers in slicing.items() if src not in moved and readers == set(life.readers[src])}
+
+
+def _moves(graph: Graph, use: Use, steps: tuple) -> bool:
+    """Whether the resharding ``steps`` of ``use``'s value moves data (is more than each
+    device slicing its own tile)."""
+    node = graph.nodes[use.src]
+    return any(graph.resharding_collectives(given, need, node.shapes[use.result], node.itemsizes[use.result])
+               for given, need in steps)
 
 
 def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes) -> list[list]:
@@ -373,9 +383,7 @@ def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes)
         key = (use.src, use.result, steps[-1][1])
         readers.setdefault(key, []).append(use.dst)
         if not moves.get(key):
-            node = graph.nodes[use.src]
-            moves[key] = any(graph.resharding_collectives(given, need, node.shapes[use.result],
-                                                          node.itemsizes[use.result]) for given, need in steps)
+            moves[key] = _moves(graph, use, steps)
     buffers = []
     for (src, result, layout), at in readers.items():
         if not moves[(src, result, layout)] and all(life.kinds[r] in FUSING_READERS for r in at):
