@@ -20,6 +20,7 @@ import shlex
 import sys
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import alpa_mlir.lowering  # noqa: F401  (importing the two packages registers every pass)
 import alpa_mlir.passes  # noqa: F401
@@ -339,10 +340,7 @@ def _pipeline(pass_pipeline: str | None, pass_flags: list[str]) -> list:
 def _read_input(path: str) -> str:
     """The input's text: the file ``path``, or stdin for ``-``."""
     try:
-        if path == "-":
-            return sys.stdin.read()
-        with open(path) as handle:
-            return handle.read()
+        return sys.stdin.read() if path == "-" else Path(path).read_text()
     except OSError as error:
         raise UsageError(f"cannot read '{path}': {error.strerror}") from None
     except UnicodeDecodeError as error:

@@ -19,7 +19,7 @@ from ...plans.plan_summary import byte_text
 from .cost_graph import Graph
 from .ilp import InfeasibleError
 from .ilp_graph import EdgeMemory
-from .peak_memory import POINTER_BYTES, Lifetimes
+from .peak_memory import Lifetimes, address_table_bytes
 
 # Rounds of solving again, against the budget less the excess, where a plan within the
 # rows is over the budget as peak_memory predicts it (copies counted once per value and
@@ -50,8 +50,7 @@ def memory_rows(graph: Graph, donated: set[int]) -> MemoryRows:
     Several results' table of addresses (``peak_memory``'s outputs) is in every row."""
     life = Lifetimes(graph)
     nodes = graph.nodes
-    results = sum(node.kind == "result" for node in nodes)
-    fixed = float(POINTER_BYTES * results if results > 1 else 0)
+    fixed = address_table_bytes(sum(node.kind == "result" for node in nodes))
     copies = _copies(graph, life)
     always = [i for i, node in enumerate(nodes)
               if (node.kind == "argument" and i not in donated) or node.kind == "result"]

@@ -102,11 +102,11 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     sizes = [float(graph.memory(node)[choices[i]]) for i, node in enumerate(nodes)]
     life = Lifetimes(graph)
     results = [i for i, node in enumerate(nodes) if node.kind == "result"]
-    # Several results are a tuple, whose table of buffer addresses XLA allocates too.
-    outputs = sum(sizes[i] for i in results) + (POINTER_BYTES * len(results) if len(results) > 1 else 0)
-    sliced = _sliced_broadcasts(graph, choices, life)
+    outputs = sum(sizes[i] for i in results) + address_table_bytes(len(results))
+    reshardings = [(use, steps, _moves(graph, use, steps)) for use, steps in graph.chosen_reshardings(list(choices))]
+    sliced = _sliced_broadcasts(reshardings, life)
     made = [life.made[i] and sizes[i] > 0 and i not in sliced for i in range(len(nodes))]
-    buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, choices, life) + \
+    buffers = _value_buffers(life, made, sizes) + _resharding_buffers(graph, reshardings, life) + \
         _layout_copies(graph, choices)
     buffers = _outside_output_buffers(buffers, _output_windows(graph, life, sizes, donated))
     live = np.zeros(len(nodes) + 1)
@@ -118,6 +118,11 @@ def peak_memory(graph: Graph, choices: tuple[int, ...], donated: set[int]) -> Pe
     return PeakMemory(arguments=sum(sizes[i] for i, node in enumerate(nodes) if node.kind == "argument"),
                       outputs=outputs, aliased=sum(sizes[i] for i in donated),
                       temporaries=float(live[at]) if len(live) else 0.0, at=nodes[at].label if nodes else "")
+
+
+def address_table_bytes(results: int) -> float:
+    """The table of buffer addresses XLA allocates for the tuple of several results."""
+    return float(POINTER_BYTES * results if results > 1 else 0)
 
 
 def _output_windows(graph: Graph, life: Lifetimes, sizes: list[float], donated: set[int]) -> list[list]:
@@ -339,22 +344,22 @@ def _layout_copies(graph: Graph, choices: tuple[int, ...]) -> list[list]:
     return buffers
 
 
-def _sliced_broadcasts(graph: Graph, choices: tuple[int, ...], life: Lifetimes) -> set[int]:
-    """The broadcasts with a buffer that every reader reads resharded to a slice of each
-    device's own tile: XLA's partitioner slices the broadcast for each reader and
-    simplifies the slice to a broadcast of the reader's tile, so there is no buffer of the
-    broadcast's own layout (the layer norm's scale broadcast replicated and read batch-split
-    by the forward and the backward multiply, fused into both; the cross-entropy's zeros,
-    replicated, that its gradient's scatter writes into batch-split: the resharded copy's
-    buffer is that tile). The broadcast's operand, mostly an argument, is not kept until
-    those readers."""
+def _sliced_broadcasts(reshardings: list[tuple[Use, tuple, bool]], life: Lifetimes) -> set[int]:
+    """The broadcasts with a buffer that every reader reads resharded (``reshardings``:
+    ``(use, steps, moves)`` per resharded use) to a slice of each device's own tile: XLA's
+    partitioner slices the broadcast for each reader and simplifies the slice to a
+    broadcast of the reader's tile, so there is no buffer of the broadcast's own layout
+    (the layer norm's scale broadcast replicated and read batch-split by the forward and
+    the backward multiply, fused into both; the cross-entropy's zeros, replicated, that its
+    gradient's scatter writes into batch-split: the resharded copy's buffer is that tile).
+    The broadcast's operand, mostly an argument, is not kept until those readers."""
     slicing: dict[int, set[int]] = {}  # per broadcast, the readers that slice it
     moved: set[int] = set()  # the broadcasts some reader reshards otherwise
-    for use, steps in graph.chosen_reshardings(list(choices)):
+    for use, _, moves in reshardings:
         src = life.same[use.src]
         if life.kinds[src] != "broadcast_in_dim" or not life.made[src]:
             continue
-        if _moves(graph, use, steps):
+        if moves:
             moved.add(src)
         else:
             slicing.setdefault(src, set()).add(use.dst)
@@ -369,24 +374,24 @@ def _moves(graph: Graph, use: Use, steps: tuple) -> bool:
                for given, need in steps)
 
 
-def _resharding_buffers(graph: Graph, choices: tuple[int, ...], life: Lifetimes) -> list[list]:
-    """``[start, end, bytes]`` of every resharded copy, one per (value, layout) as
-    annotate_plan makes it, from just before its first reader (where a scheduler that saves
-    memory puts it; from the start for a value made there) to its last. A copy that moves
-    nothing (each device's tile a slice of its own) has no buffer where only fusing ops
-    read it: XLA slices inside their fusions."""
+def _resharding_buffers(graph: Graph, reshardings: list[tuple[Use, tuple, bool]], life: Lifetimes) -> list[list]:
+    """``[start, end, bytes]`` of every resharded copy (``reshardings``: ``(use, steps,
+    moves)`` per resharded use), one per (value, layout) as annotate_plan makes it, from
+    just before its first reader (where a scheduler that saves memory puts it; from the
+    start for a value made there) to its last. A copy that moves nothing (each device's
+    tile a slice of its own) has no buffer where only fusing ops read it: XLA slices
+    inside their fusions."""
     readers: dict[tuple, list[int]] = {}
-    moves: dict[tuple, bool] = {}
-    for use, steps in graph.chosen_reshardings(list(choices)):
+    moved: dict[tuple, bool] = {}
+    for use, steps, moves in reshardings:
         if life.kinds[use.dst] == "result":
             continue
         key = (use.src, use.result, steps[-1][1])
         readers.setdefault(key, []).append(use.dst)
-        if not moves.get(key):
-            moves[key] = _moves(graph, use, steps)
+        moved[key] = moved.get(key, False) or moves
     buffers = []
     for (src, result, layout), at in readers.items():
-        if not moves[(src, result, layout)] and all(life.kinds[r] in FUSING_READERS for r in at):
+        if not moved[(src, result, layout)] and all(life.kinds[r] in FUSING_READERS for r in at):
             continue
         node = graph.nodes[src]
         size = tile_bytes(layout, node.shapes[result], node.itemsizes[result], graph.mesh)
